@@ -1,0 +1,114 @@
+// Builds the three bundles of the extension:
+//   dist/extension.cjs    extension host (node, cjs, `vscode` external)
+//   dist/demo.cjs         the embedded reference backend, loaded lazily by "Open Demo"
+//   dist/webview/main.js  the webview app (browser, esm)
+// and the integration tests (out/test/integration/*.cjs) when --tests is given.
+// Every build writes a metafile to dist/meta/ so `npm run bench` can report bundle sizes.
+import * as esbuild from 'esbuild';
+import { mkdir, writeFile, cp, readdir } from 'node:fs/promises';
+import path from 'node:path';
+
+const args = new Set(process.argv.slice(2));
+const production = args.has('--production');
+const watch = args.has('--watch');
+const withTests = args.has('--tests');
+
+/** @type {esbuild.BuildOptions} */
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  metafile: true,
+  logLevel: 'warning',
+  legalComments: 'none',
+};
+
+/** @type {Record<string, esbuild.BuildOptions>} */
+const builds = {
+  extension: {
+    ...common,
+    entryPoints: { extension: 'src/extension.ts' },
+    outdir: 'dist',
+    outExtension: { '.js': '.cjs' },
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+  },
+  demo: {
+    ...common,
+    entryPoints: { demo: 'src/demo/index.ts' },
+    outdir: 'dist',
+    outExtension: { '.js': '.cjs' },
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  mcpClient: {
+    ...common,
+    entryPoints: { mcpClient: "src/sources/mcp/mcpSdkClient.ts" },
+    outdir: "dist",
+    outExtension: { ".js": ".cjs" },
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+  },
+  webview: {
+    ...common,
+    entryPoints: { main: 'webview-ui/src/main.ts' },
+    outdir: 'dist/webview',
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+  },
+};
+
+async function testEntries() {
+  const dir = 'test/integration';
+  const files = (await readdir(dir)).filter((f) => f === 'index.ts' || f.endsWith('.test.ts'));
+  return Object.fromEntries(files.map((f) => [f.replace(/\.ts$/, ''), path.join(dir, f)]));
+}
+
+if (withTests) {
+  builds.integrationTests = {
+    ...common,
+    sourcemap: 'inline',
+    entryPoints: await testEntries(),
+    outdir: 'out/test/integration',
+    outExtension: { '.js': '.cjs' },
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode', 'mocha'],
+  };
+}
+
+async function copyCodicons() {
+  await mkdir('dist/webview', { recursive: true });
+  for (const file of ['codicon.css', 'codicon.ttf']) {
+    await cp(`node_modules/@vscode/codicons/dist/${file}`, `dist/webview/${file}`);
+  }
+}
+
+async function writeMeta(name, result) {
+  await mkdir('dist/meta', { recursive: true });
+  await writeFile(`dist/meta/${name}.json`, JSON.stringify(result.metafile));
+}
+
+if (watch) {
+  await copyCodicons();
+  for (const [name, options] of Object.entries(builds)) {
+    const ctx = await esbuild.context({
+      ...options,
+      plugins: [{ name: 'meta', setup: (b) => b.onEnd((r) => r.metafile && writeMeta(name, r)) }],
+    });
+    await ctx.watch();
+  }
+  console.log('watching for changes…');
+} else {
+  await copyCodicons();
+  await Promise.all(
+    Object.entries(builds).map(async ([name, options]) => writeMeta(name, await esbuild.build(options))),
+  );
+  console.log(`built ${Object.keys(builds).join(', ')}${production ? ' (production)' : ''}`);
+}

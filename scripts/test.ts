@@ -1,0 +1,84 @@
+/**
+ * `npm test`: every tier in order — unit (node:test), integration (mocha in a real
+ * VS Code extension host), ui (Playwright + Chromium against code-server with the
+ * packaged .vsix) — then one summary line. `npm test -- unit` runs one tier.
+ */
+import { spawn } from 'node:child_process';
+import { projectRoot } from './lib/tools.ts';
+
+interface TierResult {
+  tier: string;
+  passed: number;
+  failed: number;
+  exitCode: number;
+  seconds: number;
+}
+
+const npmCli = process.env.npm_execpath ?? 'npm';
+
+/** Runs a command, echoing its output, and returns output + exit code. */
+function run(command: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const relay = (stream: NodeJS.WriteStream) => (chunk: Buffer) => {
+      output += chunk.toString();
+      stream.write(chunk);
+    };
+    child.stdout.on('data', relay(process.stdout));
+    child.stderr.on('data', relay(process.stderr));
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}
+
+const node = (args: string[], env?: Record<string, string>) => run(process.execPath, args, env);
+const npm = (args: string[]) => run(process.execPath, [npmCli, ...args]);
+
+function count(output: string, pattern: RegExp): number {
+  let last = 0;
+  for (const match of output.matchAll(pattern)) last = Number(match[1]);
+  return last;
+}
+
+const tiers: Record<string, () => Promise<Omit<TierResult, 'tier' | 'seconds'>>> = {
+  async unit() {
+    const { code, output } = await node(['--test', '--test-reporter=spec', '--test-concurrency=2', 'test/unit/**/*.test.ts']);
+    return { passed: count(output, /ℹ pass (\d+)/g), failed: count(output, /ℹ fail (\d+)/g), exitCode: code };
+  },
+  async integration() {
+    const build = await node(['esbuild.mjs', '--tests']);
+    if (build.code !== 0) return { passed: 0, failed: 1, exitCode: build.code };
+    const { code, output } = await node(['test/integration/main.ts']);
+    return { passed: count(output, /(\d+) passing/g), failed: count(output, /(\d+) failing/g) + (code !== 0 && !/failing/.test(output) ? 1 : 0), exitCode: code };
+  },
+  async ui() {
+    const pack = await npm(['run', 'package', '--silent']);
+    if (pack.code !== 0) return { passed: 0, failed: 1, exitCode: pack.code };
+    const { code, output } = await node(['test/ui/main.ts']);
+    return { passed: count(output, /ui: (\d+) passed/g), failed: count(output, /ui: \d+ passed, (\d+) failed/g) + (code !== 0 && !/ui: \d+ passed/.test(output) ? 1 : 0), exitCode: code };
+  },
+};
+
+const requested = process.argv.slice(2);
+const order = requested.length ? requested : Object.keys(tiers);
+const results: TierResult[] = [];
+for (const tier of order) {
+  const runTier = tiers[tier];
+  if (!runTier) {
+    console.error(`unknown tier "${tier}"; tiers: ${Object.keys(tiers).join(', ')}`);
+    process.exit(2);
+  }
+  console.log(`\n━━ ${tier} tests ━━`);
+  const started = Date.now();
+  const result = await runTier();
+  results.push({ tier, ...result, seconds: Math.round((Date.now() - started) / 100) / 10 });
+}
+
+console.log('\n━━ summary ━━');
+for (const r of results) {
+  console.log(`${r.tier.padEnd(12)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  ${r.seconds}s${r.exitCode !== 0 ? `  (exit ${r.exitCode})` : ''}`);
+}
+const passed = results.reduce((n, r) => n + r.passed, 0);
+const failed = results.reduce((n, r) => n + r.failed + (r.exitCode !== 0 && r.failed === 0 ? 1 : 0), 0);
+console.log(`tests: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || results.some((r) => r.exitCode !== 0) ? 1 : 0);

@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { ConnectionRegistry } from '../config/connectionRegistry.ts';
+import type { TokenStore } from '../config/tokenStore.ts';
+import type { ConnectionConfig, ConnectionKind, SessionSource } from '../sources/sessionSource.ts';
+import type { SessionStore } from '../store/sessionStore.ts';
+import type { TreeNode } from '../views/sessionsTree.ts';
+
+interface Deps {
+  registry: ConnectionRegistry;
+  tokens: TokenStore;
+  store: SessionStore;
+  /** Builds a throwaway source, so a connection can be tested before it is saved. */
+  createSource: (config: ConnectionConfig) => SessionSource;
+}
+
+/** Add, sign in/out, test and remove connections. */
+export function registerConnectionCommands(deps: Deps): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand('agentSessions.addConnection', () => addConnection(deps)),
+    vscode.commands.registerCommand('agentSessions.signIn', (arg?: unknown) =>
+      withConnection(deps, arg, (c) => signIn(deps, c)),
+    ),
+    vscode.commands.registerCommand('agentSessions.signOut', (arg?: unknown) =>
+      withConnection(deps, arg, (c) => signOut(deps, c)),
+    ),
+    vscode.commands.registerCommand('agentSessions.removeConnection', (arg?: unknown) =>
+      withConnection(deps, arg, (c) => removeConnection(deps, c)),
+    ),
+    vscode.commands.registerCommand('agentSessions.testConnection', (arg?: unknown) =>
+      withConnection(deps, arg, (c) => testConnection(deps, c)),
+    ),
+  ];
+}
+
+/** Commands run from a node, with an id, or from the palette (then we ask). */
+async function withConnection(
+  deps: Deps,
+  arg: unknown,
+  action: (config: ConnectionConfig) => Promise<void>,
+): Promise<void> {
+  const config = await resolveConnection(deps, arg);
+  if (config) await action(config);
+}
+
+async function resolveConnection(deps: Deps, arg: unknown): Promise<ConnectionConfig | undefined> {
+  const id =
+    typeof arg === 'string'
+      ? arg
+      : arg && typeof arg === 'object' && 'connectionId' in arg
+        ? String((arg as TreeNode & { connectionId: string }).connectionId)
+        : undefined;
+  if (id) return deps.registry.get(id);
+  const all = deps.registry.all();
+  if (all.length <= 1) return all[0];
+  const picked = await vscode.window.showQuickPick(
+    all.map((c) => ({ label: c.label, description: c.url ?? c.kind, config: c })),
+    { placeHolder: vscode.l10n.t('Select a connection') },
+  );
+  return picked?.config;
+}
+
+async function addConnection(deps: Deps): Promise<void> {
+  const kind = await vscode.window.showQuickPick(
+    [
+      {
+        label: vscode.l10n.t('MCP server'),
+        detail: vscode.l10n.t('Reporting, session and session_complete tools over Streamable HTTP'),
+        connectionKind: 'mcp' as ConnectionKind,
+      },
+    ],
+    { title: vscode.l10n.t('Add Connection (1/4): kind'), ignoreFocusOut: true },
+  );
+  if (!kind) return;
+  const url = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Add Connection (2/4): URL'),
+    prompt:
+      kind.connectionKind === 'mcp'
+        ? vscode.l10n.t('The MCP endpoint, e.g. https://example.com/mcp')
+        : vscode.l10n.t('The API base URL, e.g. https://api.example.com'),
+    ignoreFocusOut: true,
+    validateInput: (value) => (validUrl(value) ? undefined : vscode.l10n.t('Enter an http(s) URL.')),
+  });
+  if (!url) return;
+  const label = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Add Connection (3/4): name'),
+    value: new URL(url).host,
+    ignoreFocusOut: true,
+  });
+  if (!label) return;
+  const token = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Add Connection (4/4): token'),
+    prompt: vscode.l10n.t('Stored in VS Code secret storage, never in settings. Leave empty for none.'),
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (token === undefined) return;
+  const config: ConnectionConfig = { id: randomUUID(), label, kind: kind.connectionKind, url };
+  if (token) await deps.tokens.set(config.id, url, token);
+  const tested = await runTest(deps, config);
+  if (!tested) {
+    const save = vscode.l10n.t('Save Anyway');
+    const answer = await vscode.window.showWarningMessage(
+      vscode.l10n.t('The connection test failed. Save "{0}" anyway?', label),
+      { modal: true },
+      save,
+    );
+    if (answer !== save) {
+      if (token) await deps.tokens.delete(config.id, url);
+      return;
+    }
+  }
+  await deps.registry.save(config);
+}
+
+function validUrl(value: string): boolean {
+  try {
+    return /^https?:$/.test(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/** Tests a connection with a throwaway source; shows the outcome, returns success. */
+async function runTest(deps: Deps, config: ConnectionConfig): Promise<boolean> {
+  return vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: vscode.l10n.t('Testing {0}…', config.label),
+      cancellable: true,
+    },
+    async (_progress, cancellation) => {
+      const abort = new AbortController();
+      const listener = cancellation.onCancellationRequested(() => abort.abort());
+      const source = deps.createSource(config);
+      try {
+        const detail = await source.test(abort.signal);
+        void vscode.window.showInformationMessage(
+          vscode.l10n.t('{0}: connected ({1}).', config.label, detail),
+        );
+        return true;
+      } catch (error) {
+        void vscode.window.showErrorMessage(
+          vscode.l10n.t('{0}: {1}', config.label, (error as Error).message),
+        );
+        return false;
+      } finally {
+        listener.dispose();
+        await source.dispose();
+      }
+    },
+  );
+}
+
+async function signIn(deps: Deps, config: ConnectionConfig): Promise<void> {
+  if (!config.url) return;
+  const token = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Sign in to {0}', config.label),
+    prompt: vscode.l10n.t('Token for {0}', new URL(config.url).origin),
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (!token) return;
+  await deps.tokens.set(config.id, config.url, token);
+  await deps.store.reconnect(config.id);
+}
+
+async function signOut(deps: Deps, config: ConnectionConfig): Promise<void> {
+  if (!config.url) return;
+  await deps.tokens.delete(config.id, config.url);
+  await deps.store.reconnect(config.id);
+}
+
+async function removeConnection(deps: Deps, config: ConnectionConfig): Promise<void> {
+  const remove = vscode.l10n.t('Remove');
+  const answer = await vscode.window.showWarningMessage(
+    vscode.l10n.t('Remove the connection "{0}" and its stored token?', config.label),
+    { modal: true },
+    remove,
+  );
+  if (answer !== remove) return;
+  if (config.url) await deps.tokens.delete(config.id, config.url);
+  await deps.registry.remove(config.id);
+}
+
+async function testConnection(deps: Deps, config: ConnectionConfig): Promise<void> {
+  await runTest(deps, config);
+}

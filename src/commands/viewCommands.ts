@@ -1,0 +1,26 @@
+import * as vscode from 'vscode';
+import type { SessionStore } from '../store/sessionStore.ts';
+
+/** Refresh, paging and the log: commands that only touch the store and the view. */
+export function registerViewCommands(store: SessionStore, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand('agentSessions.refresh', async (arg?: unknown) => {
+      const id = connectionIdOf(arg);
+      const ids = id ? [id] : store.connections().map((c) => c.config.id);
+      await Promise.all(ids.map((connectionId) => store.refresh(connectionId)));
+    }),
+    vscode.commands.registerCommand('agentSessions.loadMore', async (arg?: unknown) => {
+      const id = connectionIdOf(arg);
+      if (id) await store.loadMore(id);
+    }),
+    vscode.commands.registerCommand('agentSessions.showLog', () => log.show()),
+  ];
+}
+
+export function connectionIdOf(arg: unknown): string | undefined {
+  if (typeof arg === 'string') return arg;
+  if (arg && typeof arg === 'object' && 'connectionId' in arg) {
+    return String((arg as { connectionId: unknown }).connectionId);
+  }
+  return undefined;
+}

@@ -1,0 +1,37 @@
+import type { Logger } from '../util/logger.ts';
+import type { ConnectionRegistry } from './connectionRegistry.ts';
+import type { TokenStore } from './tokenStore.ts';
+
+export const DEV_CONNECTION_ID = 'reference-backend';
+
+/**
+ * `npm start` and the integration tests run the reference backend and pass its
+ * address and a per-run token in AGENT_SESSIONS_DEV_BACKEND. The token goes to
+ * SecretStorage like any other; the connection lives only for this window.
+ */
+export async function applyDevConnection(
+  registry: ConnectionRegistry,
+  tokens: TokenStore,
+  log: Logger,
+  raw = process.env.AGENT_SESSIONS_DEV_BACKEND,
+): Promise<void> {
+  if (!raw) return;
+  try {
+    const parsed = JSON.parse(raw) as { url?: unknown; token?: unknown; label?: unknown };
+    if (typeof parsed.url !== 'string' || !/^http:\/\/127\.0\.0\.1:\d+$/.test(parsed.url)) {
+      log.warn('AGENT_SESSIONS_DEV_BACKEND ignored: url must be http://127.0.0.1:<port>');
+      return;
+    }
+    const mcpUrl = `${parsed.url}/mcp`;
+    if (typeof parsed.token === 'string') await tokens.set(DEV_CONNECTION_ID, mcpUrl, parsed.token);
+    registry.addEphemeral({
+      id: DEV_CONNECTION_ID,
+      label: typeof parsed.label === 'string' ? parsed.label : 'Reference backend',
+      kind: 'mcp',
+      url: mcpUrl,
+    });
+    log.info(`dev connection to ${parsed.url}`);
+  } catch {
+    log.warn('AGENT_SESSIONS_DEV_BACKEND ignored: not valid JSON');
+  }
+}

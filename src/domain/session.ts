@@ -1,0 +1,38 @@
+import type { StatusDerivation } from './derivedStatus.ts';
+
+/** The backend-neutral row the tree, status bar and quick picks work with. */
+export interface SessionSummary {
+  /** Stable id the backend's other calls take (UUID, session_key, file path…). */
+  id: string;
+  connectionId: string;
+  /** Short human label (slug, name). */
+  label: string;
+  status: StatusDerivation;
+  harness?: string;
+  model?: string;
+  repository?: string;
+  branch?: string;
+  user?: string;
+  startedAt?: string;
+  lastActivityAt?: string;
+  endedAt?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** USD; undefined = unknown (never shown as $0). */
+  estimatedCost?: number;
+  /** For waiting sessions: since when (ISO). */
+  waitingSince?: string;
+  parentId?: string;
+}
+
+/** One page of sessions plus how to get the next. */
+export interface SessionPage {
+  sessions: SessionSummary[];
+  total?: number;
+  /** Opaque continuation (offset or page key); undefined = last page. */
+  next?: string;
+  /** Rows the backend sent that failed validation: shown, never silently dropped. */
+  invalidRows: number;
+}

@@ -1,0 +1,86 @@
+import * as vscode from 'vscode';
+import { registerConnectionCommands } from './commands/connectionCommands.ts';
+import { registerDemoCommands } from './commands/demoCommands.ts';
+import { registerViewCommands } from './commands/viewCommands.ts';
+import { registerWaitingCommands } from './commands/waitingCommands.ts';
+import { ConnectionRegistry } from './config/connectionRegistry.ts';
+import { TokenStore } from './config/tokenStore.ts';
+import { applyDevConnection } from './config/devConnection.ts';
+import { DemoBackend } from './services/demoBackend.ts';
+import { createSourceFactory } from './sources/sourceFactory.ts';
+import { SessionStore } from './store/sessionStore.ts';
+import { createRedactingLogger } from './views/redactingLog.ts';
+import { SessionsTreeProvider } from './views/sessionsTree.ts';
+import { WaitingStatusBar } from './views/waitingStatusBar.ts';
+
+/**
+ * Composition root: builds the parts and wires them. No network I/O happens here;
+ * the first request is made when the Sessions view asks for its children.
+ */
+/** What activate() returns: used by the integration tests to look inside. */
+export interface ExtensionApi {
+  registry: ConnectionRegistry;
+  tokens: TokenStore;
+  store: SessionStore;
+  tree: SessionsTreeProvider;
+}
+
+export function activate(context: vscode.ExtensionContext): ExtensionApi {
+  const channel = vscode.window.createOutputChannel('Agent Sessions', { log: true });
+  const log = createRedactingLogger(channel);
+  const registry = new ConnectionRegistry();
+  const tokens = new TokenStore(context.secrets);
+  const createSource = createSourceFactory({
+    tokens,
+    log,
+    extensionPath: context.extensionPath,
+    version: String(context.extension.packageJSON.version ?? '0.0.0'),
+    timeoutMs: () => vscode.workspace.getConfiguration('agentSessions').get('requestTimeoutSeconds', 20) * 1000,
+  });
+  const store = new SessionStore({
+    createSource,
+    log,
+    pageSize: () => vscode.workspace.getConfiguration('agentSessions').get('pageSize', 100),
+  });
+  const tree = new SessionsTreeProvider(store);
+  const view = vscode.window.createTreeView('agentSessions.sessions', {
+    treeDataProvider: tree,
+    showCollapseAll: true,
+  });
+  const demo = new DemoBackend(context.extensionPath, log);
+
+  const syncConnections = () => {
+    const all = registry.all();
+    store.setConnections(all);
+    void vscode.commands.executeCommand('setContext', 'agentSessions.hasConnections', all.length > 0);
+  };
+  const updateBadge = () => {
+    const count = store.waiting().length;
+    view.badge = count
+      ? { value: count, tooltip: vscode.l10n.t('{0} sessions waiting on you', count) }
+      : undefined;
+  };
+
+  context.subscriptions.push(
+    channel,
+    registry,
+    view,
+    tree,
+    demo,
+    new WaitingStatusBar(store),
+    { dispose: () => store.dispose() },
+    registry.onDidChange(syncConnections),
+    store.onDidChange(updateBadge),
+    ...registerViewCommands(store, channel),
+    ...registerConnectionCommands({ registry, tokens, store, createSource }),
+    ...registerDemoCommands({ demo, registry, tokens }),
+    ...registerWaitingCommands(store, view),
+  );
+  syncConnections();
+  void applyDevConnection(registry, tokens, log);
+  return { registry, tokens, store, tree };
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}

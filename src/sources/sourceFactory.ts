@@ -1,0 +1,65 @@
+import * as path from 'node:path';
+import type { TokenStore } from '../config/tokenStore.ts';
+import { BackendError } from '../domain/errors.ts';
+import type { Logger } from '../util/logger.ts';
+import { McpSource } from './mcp/mcpSource.ts';
+import type { CreateMcpToolClient } from './mcp/mcpToolClient.ts';
+import type { ConnectionConfig, SessionSource } from './sessionSource.ts';
+
+export interface SourceFactoryDeps {
+  tokens: TokenStore;
+  log: Logger;
+  extensionPath: string;
+  version: string;
+  timeoutMs: () => number;
+}
+
+/** Builds the adapter for a connection's kind. */
+export function createSourceFactory(deps: SourceFactoryDeps): (config: ConnectionConfig) => SessionSource {
+  let mcpModule: Promise<CreateMcpToolClient> | undefined;
+  const loadMcpClient = () => {
+    // The SDK lives in its own bundle and is read from disk on first connect only.
+    mcpModule ??= Promise.resolve().then(() => {
+      const loaded = require(path.join(deps.extensionPath, 'dist', 'mcpClient.cjs')) as {
+        createMcpToolClient: CreateMcpToolClient;
+      };
+      return loaded.createMcpToolClient;
+    });
+    return mcpModule;
+  };
+  return (config) => {
+    if (config.kind === 'mcp' && config.url) {
+      const url = config.url;
+      return new McpSource({
+        config: { ...config, url },
+        token: async () => deps.tokens.get(config.id, url),
+        loadClient: loadMcpClient,
+        log: deps.log,
+        timeoutMs: deps.timeoutMs(),
+        clientVersion: deps.version,
+      });
+    }
+    return new UnsupportedSource(config);
+  };
+}
+
+/** A connection kind this build cannot read yet: says so in the tree instead of failing silently. */
+class UnsupportedSource implements SessionSource {
+  readonly config: ConnectionConfig;
+  constructor(config: ConnectionConfig) {
+    this.config = config;
+  }
+  private fail(): never {
+    throw new BackendError('invalidResponse', `Connections of kind "${this.config.kind}" are not supported by this version.`);
+  }
+  capabilities(): never {
+    return this.fail();
+  }
+  listSessions(): never {
+    return this.fail();
+  }
+  test(): never {
+    return this.fail();
+  }
+  async dispose(): Promise<void> {}
+}
