@@ -11,7 +11,10 @@ import { createSourceFactory } from './sources/sourceFactory.ts';
 import { SessionStore } from './store/sessionStore.ts';
 import { createRedactingLogger } from './views/redactingLog.ts';
 import { SessionsTreeProvider } from './views/sessionsTree.ts';
+import type { TreeNode } from './views/sessionsTree.ts';
 import { WaitingStatusBar } from './views/waitingStatusBar.ts';
+import { SESSION_PANEL_TYPE, SessionPanels } from './webview/sessionPanels.ts';
+import { registerSessionCommands } from './commands/sessionCommands.ts';
 
 /**
  * Composition root: builds the parts and wires them. No network I/O happens here;
@@ -23,6 +26,7 @@ export interface ExtensionApi {
   tokens: TokenStore;
   store: SessionStore;
   tree: SessionsTreeProvider;
+  view: vscode.TreeView<TreeNode>;
 }
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
@@ -48,6 +52,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     showCollapseAll: true,
   });
   const demo = new DemoBackend(context.extensionPath, log);
+  const panels = new SessionPanels(context.extensionUri, store);
 
   const syncConnections = () => {
     const all = registry.all();
@@ -67,6 +72,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     view,
     tree,
     demo,
+    panels,
+    vscode.window.registerWebviewPanelSerializer(SESSION_PANEL_TYPE, panels),
     new WaitingStatusBar(store),
     { dispose: () => store.dispose() },
     registry.onDidChange(syncConnections),
@@ -75,10 +82,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     ...registerConnectionCommands({ registry, tokens, store, createSource }),
     ...registerDemoCommands({ demo, registry, tokens }),
     ...registerWaitingCommands(store, view),
+    ...registerSessionCommands(store, panels),
   );
   syncConnections();
   void applyDevConnection(registry, tokens, log);
-  return { registry, tokens, store, tree };
+  return { registry, tokens, store, tree, view };
 }
 
 export function deactivate(): void {

@@ -68,6 +68,11 @@ async function addConnection(deps: Deps): Promise<void> {
         detail: vscode.l10n.t('Reporting, session and session_complete tools over Streamable HTTP'),
         connectionKind: 'mcp' as ConnectionKind,
       },
+      {
+        label: vscode.l10n.t('Agents REST API'),
+        detail: vscode.l10n.t('/v2/agents/… sessions, authenticated with an x-api-key'),
+        connectionKind: 'rest' as ConnectionKind,
+      },
     ],
     { title: vscode.l10n.t('Add Connection (1/4): kind'), ignoreFocusOut: true },
   );
@@ -95,7 +100,17 @@ async function addConnection(deps: Deps): Promise<void> {
     ignoreFocusOut: true,
   });
   if (token === undefined) return;
-  const config: ConnectionConfig = { id: randomUUID(), label, kind: kind.connectionKind, url };
+  let agents: string[] | undefined;
+  if (kind.connectionKind === 'rest') {
+    const keys = await vscode.window.showInputBox({
+      title: vscode.l10n.t('Add Connection: agents to watch'),
+      prompt: vscode.l10n.t('Agent keys or aliases, comma-separated. Leave empty to watch every agent.'),
+      ignoreFocusOut: true,
+    });
+    if (keys === undefined) return;
+    agents = keys.split(',').map((k) => k.trim()).filter(Boolean);
+  }
+  const config: ConnectionConfig = { id: randomUUID(), label, kind: kind.connectionKind, url, agents };
   if (token) await deps.tokens.set(config.id, url, token);
   const tested = await runTest(deps, config);
   if (!tested) {

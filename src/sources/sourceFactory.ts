@@ -3,6 +3,7 @@ import type { TokenStore } from '../config/tokenStore.ts';
 import { BackendError } from '../domain/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { McpSource } from './mcp/mcpSource.ts';
+import { AgentsApiSource } from './rest/agentsApiSource.ts';
 import type { CreateMcpToolClient } from './mcp/mcpToolClient.ts';
 import type { ConnectionConfig, SessionSource } from './sessionSource.ts';
 
@@ -37,6 +38,15 @@ export function createSourceFactory(deps: SourceFactoryDeps): (config: Connectio
         log: deps.log,
         timeoutMs: deps.timeoutMs(),
         clientVersion: deps.version,
+      });
+    }
+    if (config.kind === 'rest' && config.url) {
+      const url = config.url;
+      return new AgentsApiSource({
+        config: { ...config, url },
+        apiKey: async () => deps.tokens.get(config.id, url),
+        log: deps.log,
+        timeoutMs: deps.timeoutMs(),
       });
     }
     return new UnsupportedSource(config);

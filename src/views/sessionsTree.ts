@@ -232,6 +232,11 @@ export function sessionItem(session: SessionSummary, now = Date.now()): vscode.T
   item.iconPath = statusIcon(session.status.status, session.status.outcome);
   item.contextValue = `session.${session.status.status}`;
   item.tooltip = sessionTooltip(session);
+  item.command = {
+    command: 'agentSessions.openSession',
+    title: vscode.l10n.t('Open Session'),
+    arguments: [{ kind: 'session', session }],
+  };
   item.accessibilityInformation = {
     label: `${session.label}, ${statusLabel(session.status.status)}, ${item.description}`,
   };

@@ -1,4 +1,4 @@
-import { DAY_MS, HOUR_MS, MINUTE_MS } from '../clock.ts';
+import { HOUR_MS, MINUTE_MS } from '../clock.ts';
 import type { SeededRandom } from '../random.ts';
 import type { DemoUser, People } from './people.ts';
 
@@ -183,9 +183,9 @@ function timingFor(kind: Kind, nowMs: number, rng: SeededRandom): Timing {
     case 'pausedByAdmin':
       return open(30, 600);
     default: {
-      const startedAtMs = nowMs - rng.int(2 * 60, 45 * 24 * 60) * MINUTE_MS;
-      const lastActivityAtMs = startedAtMs + rng.int(2, 240) * MINUTE_MS;
-      return { startedAtMs, lastActivityAtMs, endedAtMs: lastActivityAtMs + rng.int(0, 90) * 1000 };
+      const endedAtMs = nowMs - rng.int(10, 45 * 24 * 60) * MINUTE_MS;
+      const lastActivityAtMs = endedAtMs - rng.int(0, 90) * 1000;
+      return { startedAtMs: lastActivityAtMs - rng.int(2, 240) * MINUTE_MS, lastActivityAtMs, endedAtMs };
     }
   }
 }
@@ -285,5 +285,5 @@ export function buildClosedloopSessions(
   });
 }
 
+/** The display staleness cutoff: an open run silent for longer derives as 'stale'. */
 export const STALE_AFTER_MS = HOUR_MS;
-export const DATA_SPAN_MS = 45 * DAY_MS;

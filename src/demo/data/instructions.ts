@@ -42,7 +42,7 @@ export function buildInstructions(
   for (const session of sessions) {
     if (session.endedAtMs !== null) continue;
     const r = rng.fork(session.id);
-    const count = session.awaitingInput ? r.int(1, 3) : r.bool(0.3) ? 1 : 0;
+    const count = session.awaitingInput ? r.int(2, 3) : r.bool(0.3) ? 1 : 0;
     for (let i = 0; i < count; i++) {
       out.push({
         id: instructionId(r),

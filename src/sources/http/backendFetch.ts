@@ -25,7 +25,8 @@ export function createBackendFetch(options: BackendFetchOptions): typeof fetch {
     const headers = new Headers(request.headers);
     const auth = url.origin === options.origin ? await options.authHeader?.() : undefined;
     if (auth) headers.set(auth[0], auth[1]);
-    const secrets = auth ? [auth[1]] : [];
+    // Both the header value and the bare credential (without "Bearer ") are secrets.
+    const secrets = auth ? [auth[1], auth[1].replace(/^\w+\s+/, '')] : [];
 
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;

@@ -1,0 +1,59 @@
+/**
+ * `npm run bench`: prints one row per figure (name, value, unit); `-- --json FILE`
+ * also writes them as JSON. Figures: bundle sizes of the production build, and
+ * extension activation time measured inside a real VS Code extension host.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { projectRoot } from './lib/tools.ts';
+import { runIntegrationTests } from '../test/integration/runTests.ts';
+
+interface Row {
+  name: string;
+  value: number;
+  unit: string;
+}
+const rows: Row[] = [];
+const add = (name: string, value: number, unit: string) => {
+  rows.push({ name, value, unit });
+  console.log(`${name.padEnd(48)} ${String(value).padStart(12)} ${unit}`);
+};
+
+const args = process.argv.slice(2);
+const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
+const only = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--json');
+const wants = (group: string) => only.length === 0 || only.includes(group);
+
+function run(command: string, commandArgs: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(command, commandArgs, { cwd: projectRoot, stdio: 'inherit', env: { ...process.env, ...env } });
+  if (result.status !== 0) throw new Error(`${command} ${commandArgs.join(' ')} failed`);
+}
+
+if (wants('bundles')) {
+  run(process.execPath, ['esbuild.mjs', '--production']);
+  for (const file of readdirSync(path.join(projectRoot, 'dist', 'meta')).sort()) {
+    const meta = JSON.parse(readFileSync(path.join(projectRoot, 'dist', 'meta', file), 'utf8')) as {
+      outputs: Record<string, { bytes: number }>;
+    };
+    const bytes = Object.entries(meta.outputs)
+      .filter(([name]) => !name.endsWith('.map'))
+      .reduce((sum, [, output]) => sum + output.bytes, 0);
+    add(`bundle size: ${file.replace('.json', '')}`, Math.round(bytes / 102.4) / 10, 'KiB');
+  }
+}
+
+if (wants('activation')) {
+  run(process.execPath, ['esbuild.mjs', '--tests']);
+  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'asi-bench-')), 'activation.json');
+  const code = await runIntegrationTests({ ASI_BENCH_FILE: out });
+  if (code !== 0 || !existsSync(out)) throw new Error('the integration run that measures activation failed');
+  const measured = JSON.parse(readFileSync(out, 'utf8')) as { activationMs: number };
+  add('activation time (real VS Code extension host)', Math.round(measured.activationMs * 10) / 10, 'ms');
+}
+
+if (jsonOut) {
+  writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), rows }, null, 2));
+  console.log(`wrote ${jsonOut}`);
+}

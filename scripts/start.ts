@@ -1,0 +1,76 @@
+/**
+ * `npm start`: builds, starts the reference backend on 127.0.0.1 and opens a real
+ * VS Code with the extension loaded and a connection to that backend (the token
+ * reaches SecretStorage, never settings). Desktop `code` when it is on PATH,
+ * otherwise code-server, whose URL is printed. Ctrl-C stops everything.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { freePort, startCodeServer, workbenchUrl } from './lib/codeServer.ts';
+import { projectRoot } from './lib/tools.ts';
+
+const build = spawnSync(process.execPath, ['esbuild.mjs'], { cwd: projectRoot, stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
+
+const token = randomBytes(24).toString('base64url');
+const backendPort = Number(process.env.BACKEND_PORT ?? (await freePort()));
+const backend = spawn(
+  process.execPath,
+  ['src/demo/cli.ts', '--port', String(backendPort), '--token', token],
+  { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] },
+);
+const backendUrl = await new Promise<string>((resolve, reject) => {
+  let buffered = '';
+  backend.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(buffered);
+    if (match?.[1]) resolve(match[1]);
+  });
+  backend.once('exit', (code) => reject(new Error(`the reference backend exited (${code})`)));
+});
+console.log(`reference backend: ${backendUrl} (MCP at /mcp, REST at /v2/)`);
+
+const devEnv = { AGENT_SESSIONS_DEV_BACKEND: JSON.stringify({ url: backendUrl, token }) };
+const workspace = path.join(projectRoot, '.vscode-test', 'workspace');
+mkdirSync(workspace, { recursive: true });
+const cleanups: (() => Promise<void> | void)[] = [() => void backend.kill('SIGTERM')];
+const stop = async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+
+const hasDesktopCode =
+  !process.env.USE_CODE_SERVER && spawnSync('sh', ['-c', 'command -v code'], { encoding: 'utf8' }).status === 0;
+if (hasDesktopCode) {
+  const code = spawn('code', ['--new-window', `--extensionDevelopmentPath=${projectRoot}`, workspace], {
+    env: { ...process.env, ...devEnv },
+    stdio: 'inherit',
+  });
+  console.log('opened desktop VS Code with the extension; Ctrl-C here stops the backend.');
+  cleanups.push(() => void code.kill('SIGTERM'));
+} else {
+  const port = Number(process.env.CODE_SERVER_PORT ?? 8080);
+  const server = await startCodeServer({
+    port: await isFree(port).then((free) => (free ? port : freePort())),
+    env: devEnv,
+    smokeTestDriver: true,
+    dataDir: path.join(projectRoot, '.vscode-test', 'code-server'),
+  });
+  cleanups.push(() => server.close());
+  console.log('\nOpen this URL in a browser (code-server, VS Code 1.139, bound to 127.0.0.1):\n');
+  console.log(`  ${workbenchUrl(server, { folder: workspace, extensionDevelopmentPath: projectRoot })}\n`);
+  console.log('Ctrl-C stops code-server and the backend.');
+}
+
+async function isFree(port: number): Promise<boolean> {
+  try {
+    await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(500) });
+    return false;
+  } catch {
+    return true;
+  }
+}

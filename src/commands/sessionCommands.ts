@@ -1,0 +1,41 @@
+import * as vscode from 'vscode';
+import type { SessionSummary } from '../domain/session.ts';
+import { formatCost, relativeTime } from '../domain/format.ts';
+import type { SessionStore } from '../store/sessionStore.ts';
+import type { SessionPanels } from '../webview/sessionPanels.ts';
+import { statusLabel } from '../views/statusPresentation.ts';
+
+/** Open a session's panel: from the tree (node argument) or the palette (QuickPick). */
+export function registerSessionCommands(store: SessionStore, panels: SessionPanels): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand('agentSessions.openSession', async (arg?: unknown) => {
+      const session = sessionOf(arg) ?? (await pickSession(store));
+      if (session) panels.open(session);
+    }),
+  ];
+}
+
+function sessionOf(arg: unknown): SessionSummary | undefined {
+  if (arg && typeof arg === 'object' && 'session' in arg) return (arg as { session: SessionSummary }).session;
+  return undefined;
+}
+
+async function pickSession(store: SessionStore): Promise<SessionSummary | undefined> {
+  const sessions = store.connections().flatMap((c) => c.sessions);
+  if (sessions.length === 0) {
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('No sessions are loaded yet. Open the Sessions view or add a connection.'),
+    );
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    sessions.map((session) => ({
+      label: session.label,
+      description: `${statusLabel(session.status.status)} · ${[session.harness, session.repository].filter(Boolean).join(' · ')}`,
+      detail: `${relativeTime(session.lastActivityAt) ?? ''} · ${formatCost(session.estimatedCost)}`,
+      session,
+    })),
+    { placeHolder: vscode.l10n.t('Open which session?'), matchOnDescription: true, matchOnDetail: true },
+  );
+  return picked?.session;
+}

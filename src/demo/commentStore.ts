@@ -1,0 +1,40 @@
+import { buildComments, type TraceComment } from './data/comments.ts';
+import type { ClosedloopSession } from './data/closedloopSessions.ts';
+import type { Dataset } from './dataset.ts';
+import { SeededRandom } from './random.ts';
+import type { TranscriptStore } from './transcriptFiles.ts';
+
+/**
+ * Trace comments are anchored in transcript text, so they are built the first time
+ * a session's comments are read, from the same (cached) transcript that is served.
+ */
+export class CommentStore {
+  private readonly dataset: Dataset;
+  private readonly transcripts: TranscriptStore;
+  private readonly cache = new Map<string, Promise<readonly TraceComment[]>>();
+
+  constructor(dataset: Dataset, transcripts: TranscriptStore) {
+    this.dataset = dataset;
+    this.transcripts = transcripts;
+  }
+
+  comments(session: ClosedloopSession): Promise<readonly TraceComment[]> {
+    let comments = this.cache.get(session.id);
+    if (!comments) {
+      comments = this.build(session);
+      this.cache.set(session.id, comments);
+      comments.catch(() => this.cache.delete(session.id));
+    }
+    return comments;
+  }
+
+  private async build(session: ClosedloopSession): Promise<readonly TraceComment[]> {
+    const count = this.dataset.closedloop.commentCounts.get(session.id) ?? 0;
+    if (count === 0) return [];
+    const text = await this.transcripts.mainTranscriptText(session);
+    if (text === null) return [];
+    const rng = new SeededRandom(this.dataset.seed).fork(`comments:${session.id}`);
+    const comments = buildComments(session, text, this.dataset.people, rng, count);
+    return comments.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+}

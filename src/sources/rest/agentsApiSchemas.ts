@@ -1,0 +1,31 @@
+import * as z from 'zod';
+
+/** Tolerant schemas for the agents REST API v2 (unknown fields pass). */
+export const agentSession = z.looseObject({
+  key: z.string(),
+  agent_key: z.string(),
+  name: z.string().nullish(),
+  description: z.string().nullish(),
+  status: z.string().nullish(),
+  enabled: z.boolean().nullish(),
+  created_at: z.string().nullish(),
+  created_by_agent_key: z.string().nullish(),
+  created_by_session_key: z.string().nullish(),
+  alias_key: z.string().nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+});
+export type AgentSession = z.infer<typeof agentSession>;
+
+export const sessionList = z.looseObject({
+  sessions: z.array(z.unknown()),
+  metadata: z.looseObject({ page_key: z.string().nullish() }).nullish(),
+});
+
+export const outstandingCalls = z.union([
+  z.array(z.unknown()),
+  z.looseObject({ calls: z.array(z.unknown()).optional(), tool_calls: z.array(z.unknown()).optional() }),
+]);
+
+export const agentList = z.looseObject({
+  agents: z.array(z.looseObject({ key: z.string() })),
+});

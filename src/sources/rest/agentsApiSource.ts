@@ -1,0 +1,154 @@
+import { deriveAgentApiStatus } from '../../domain/derivedStatus.ts';
+import { BackendError } from '../../domain/errors.ts';
+import type { SessionPage, SessionSummary } from '../../domain/session.ts';
+import type { Logger } from '../../util/logger.ts';
+import { createBackendFetch } from '../http/backendFetch.ts';
+import type { ConnectionConfig, ListSessionsRequest, SessionSource, SourceCapabilities } from '../sessionSource.ts';
+import { agentList, agentSession, outstandingCalls, sessionList } from './agentsApiSchemas.ts';
+import type { AgentSession } from './agentsApiSchemas.ts';
+
+export interface AgentsApiSourceOptions {
+  config: ConnectionConfig & { url: string };
+  apiKey: () => Promise<string | undefined>;
+  log: Logger;
+  timeoutMs: number;
+  baseFetch?: typeof fetch;
+}
+
+/** Where paging stands across the watched agents. */
+interface Cursor {
+  agent: number;
+  pageKey?: string;
+}
+
+/**
+ * The agents REST API v2: sessions of each watched agent (all agents when none are
+ * configured), paged with page_key. A running session with outstanding client tool
+ * calls waits on the caller.
+ */
+export class AgentsApiSource implements SessionSource {
+  readonly config: ConnectionConfig & { url: string };
+  private readonly fetch: typeof fetch;
+  private readonly timeoutMs: number;
+  private agentKeys: Promise<string[]> | undefined;
+
+  constructor(options: AgentsApiSourceOptions) {
+    this.config = options.config;
+    this.timeoutMs = options.timeoutMs;
+    this.fetch = createBackendFetch({
+      origin: new URL(options.config.url).origin,
+      timeoutMs: options.timeoutMs,
+      log: options.log,
+      baseFetch: options.baseFetch,
+      authHeader: async () => {
+        const key = await options.apiKey();
+        return key ? ['x-api-key', key] : undefined;
+      },
+    });
+  }
+
+  async capabilities(): Promise<SourceCapabilities> {
+    return { listSessions: true, transcripts: true, comments: false, usage: false, manualTasks: false, complete: false };
+  }
+
+  async test(signal?: AbortSignal): Promise<string> {
+    const agents = await this.agents(signal);
+    return `${agents.length} agents`;
+  }
+
+  async listSessions(request: ListSessionsRequest): Promise<SessionPage> {
+    const agents = await this.agents(request.signal);
+    let cursor: Cursor = request.cursor ? (JSON.parse(request.cursor) as Cursor) : { agent: 0 };
+    const sessions: SessionSummary[] = [];
+    let invalidRows = 0;
+    while (cursor.agent < agents.length && sessions.length < request.limit) {
+      const agent = agents[cursor.agent] as string;
+      const query = new URLSearchParams({ limit: String(request.limit - sessions.length) });
+      if (cursor.pageKey) query.set('page_key', cursor.pageKey);
+      const body = await this.getJson(`/v2/agents/${encodeURIComponent(agent)}/sessions?${query}`, sessionList, request.signal);
+      for (const item of body.sessions) {
+        const row = agentSession.safeParse(item);
+        if (!row.success) {
+          invalidRows++;
+          continue;
+        }
+        sessions.push(await this.toSummary(row.data, request.signal));
+      }
+      const next = body.metadata?.page_key;
+      cursor = next && body.sessions.length > 0 ? { agent: cursor.agent, pageKey: next } : { agent: cursor.agent + 1 };
+    }
+    return {
+      sessions,
+      invalidRows,
+      next: cursor.agent < agents.length ? JSON.stringify(cursor) : undefined,
+    };
+  }
+
+  async dispose(): Promise<void> {
+    this.agentKeys = undefined;
+  }
+
+  private agents(signal?: AbortSignal): Promise<string[]> {
+    if (this.config.agents?.length) return Promise.resolve(this.config.agents);
+    this.agentKeys ??= this.getJson('/v2/agents', agentList, signal).then((b) => b.agents.map((a) => a.key));
+    this.agentKeys.catch(() => (this.agentKeys = undefined));
+    return this.agentKeys;
+  }
+
+  private async toSummary(row: AgentSession, signal?: AbortSignal): Promise<SessionSummary> {
+    const pending = row.status === 'running' ? await this.pendingCalls(row, signal) : 0;
+    const status = deriveAgentApiStatus(row.status, pending);
+    return {
+      id: `${row.agent_key}/${row.key}`,
+      connectionId: this.config.id,
+      label: row.name || row.key,
+      status,
+      harness: row.agent_key,
+      startedAt: row.created_at ?? undefined,
+      parentId:
+        row.created_by_agent_key && row.created_by_session_key
+          ? `${row.created_by_agent_key}/${row.created_by_session_key}`
+          : undefined,
+    };
+  }
+
+  /** Outstanding client tool calls; a failed lookup counts as none but is logged by fetch. */
+  private async pendingCalls(row: AgentSession, signal?: AbortSignal): Promise<number> {
+    try {
+      const body = await this.getJson(
+        `/v2/agents/${encodeURIComponent(row.agent_key)}/sessions/${encodeURIComponent(row.key)}/outstanding_client_tool_calls`,
+        outstandingCalls,
+        signal,
+      );
+      return Array.isArray(body) ? body.length : (body.calls ?? body.tool_calls ?? []).length;
+    } catch (error) {
+      if (error instanceof BackendError && (error.kind === 'unauthorized' || error.kind === 'canceled')) throw error;
+      return 0;
+    }
+  }
+
+  private async getJson<T>(
+    path: string,
+    schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } },
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const response = await this.fetch(new URL(path, this.config.url), {
+      signal,
+      headers: { accept: 'application/json', 'Request-Timeout-Millis': String(this.timeoutMs) },
+    });
+    if (!response.ok) {
+      throw new BackendError('invalidResponse', `${path} answered ${response.status}.`, { status: response.status });
+    }
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      throw new BackendError('invalidResponse', `${path} answered with something that is not JSON.`);
+    }
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      throw new BackendError('invalidResponse', `${path} answered in an unexpected shape: ${parsed.error.issues[0]?.message ?? ''}`);
+    }
+    return parsed.data;
+  }
+}

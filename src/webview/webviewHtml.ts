@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+
+/**
+ * The webview's HTML with a strict CSP: nothing by default, scripts only with this
+ * load's nonce, styles and fonts only from the built webview folder.
+ */
+export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, title: string): string {
+  const nonce = randomBytes(16).toString('base64');
+  const dist = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'main.js'));
+  const codicons = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'codicon.css'));
+  const csp = [
+    `default-src 'none'`,
+    `script-src 'nonce-${nonce}'`,
+    // Lit and vscode-elements use constructable stylesheets (adoptedStyleSheets), which CSP allows.
+    `style-src ${webview.cspSource}`,
+    `font-src ${webview.cspSource}`,
+    `img-src ${webview.cspSource} data:`,
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="${vscode.env.language}">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${codicons}" id="vscode-codicon-stylesheet">
+<title>${escapeHtml(title)}</title>
+</head>
+<body>
+<session-details></session-details>
+<script type="module" nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,87 @@
+/**
+ * UI tier: the packaged .vsix installed into code-server, driven through Chromium
+ * the way a person would: activity bar → welcome view → Open Demo → tree, badge and
+ * status bar. Screenshots go to test-results/ui/.
+ */
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { startCodeServer, workbenchUrl } from '../../scripts/lib/codeServer.ts';
+import { chromiumArgs, chromiumPath, projectRoot } from '../../scripts/lib/tools.ts';
+
+const shots = path.join(projectRoot, 'test-results', 'ui');
+mkdirSync(shots, { recursive: true });
+const vsix = path.join(projectRoot, 'dist', 'agent-session-inspector.vsix');
+
+let passed = 0;
+let failed = 0;
+async function step(name: string, body: () => Promise<void>): Promise<void> {
+  const started = Date.now();
+  try {
+    await body();
+    passed++;
+    console.log(`  ✔ ${name} (${Date.now() - started} ms)`);
+  } catch (error) {
+    failed++;
+    console.log(`  ✘ ${name}\n    ${String((error as Error).stack ?? error).split('\n').slice(0, 4).join('\n    ')}`);
+    throw error;
+  }
+}
+
+const sidebarRow = (page: Page, text: string | RegExp) =>
+  page.locator('.part.sidebar .monaco-list-row', { hasText: text }).first();
+
+const server = await startCodeServer({ install: [vsix] });
+const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: chromiumArgs });
+const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+page.on('pageerror', (error) => console.log(`  [pageerror] ${error.message}`));
+try {
+  const folder = mkdtempSync(path.join(os.tmpdir(), 'asi-ui-ws-'));
+  await step('the workbench loads with the Agent Sessions container', async () => {
+    await page.goto(workbenchUrl(server, { folder }));
+    await page.locator('.part.activitybar [aria-label^="Agent Sessions"]').first().waitFor({ timeout: 90_000 });
+  });
+
+  await step('the welcome view offers Add Connection and Open Demo', async () => {
+    await page.locator('.part.activitybar [aria-label^="Agent Sessions"]').first().click();
+    const welcome = page.locator('.part.sidebar .welcome-view-content');
+    await welcome.getByRole('button', { name: 'Add Connection' }).waitFor({ timeout: 30_000 });
+    await welcome.getByRole('button', { name: 'Open Demo' }).waitFor();
+    await page.screenshot({ path: path.join(shots, '1-welcome.png') });
+  });
+
+  await step('Open Demo fills the tree, waiting sessions first', async () => {
+    await page.locator('.part.sidebar .welcome-view-content').getByRole('button', { name: 'Open Demo' }).click();
+    await sidebarRow(page, 'Waiting on you').waitFor({ timeout: 60_000 });
+    const labels = await page.locator('.part.sidebar .monaco-list-row .label-name').allInnerTexts();
+    const groups = ['Waiting on you', 'Active', 'Idle', 'Error', 'Finished', 'Stale', 'Unknown'].filter((g) =>
+      labels.includes(g),
+    );
+    if (labels[0] !== 'Waiting on you') throw new Error(`first row is ${JSON.stringify(labels[0])}`);
+    if (groups.length < 3) throw new Error(`expected several status groups, saw ${JSON.stringify(labels)}`);
+    const count = await sidebarRow(page, 'Waiting on you').locator('.label-description').innerText();
+    if (!(Number(count) > 0)) throw new Error(`waiting group count is ${JSON.stringify(count)}`);
+    await page.screenshot({ path: path.join(shots, '2-tree.png') });
+  });
+
+  await step('the status bar counts sessions waiting on you', async () => {
+    const item = page.locator('.part.statusbar [id="agent-session-inspector.agent-session-inspector.agentSessions.waiting"]');
+    await item.waitFor({ timeout: 30_000 });
+    const text = await item.innerText();
+    const waitingCount = await sidebarRow(page, 'Waiting on you').locator('.label-description').innerText();
+    if (!text.includes(waitingCount)) throw new Error(`status bar says ${JSON.stringify(text)}, tree says ${waitingCount}`);
+    await item.hover();
+    await page.waitForTimeout(800);
+    await page.screenshot({ path: path.join(shots, '3-status-bar.png') });
+  });
+} catch {
+  await page.screenshot({ path: path.join(shots, 'failure.png') }).catch(() => undefined);
+  console.log(`  code-server log: ${server.logFile}`);
+} finally {
+  await browser.close();
+  await server.close();
+}
+console.log(`ui: ${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);
