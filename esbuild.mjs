@@ -46,12 +46,12 @@ const builds = {
   },
   mcpClient: {
     ...common,
-    entryPoints: { mcpClient: "src/sources/mcp/mcpSdkClient.ts" },
-    outdir: "dist",
-    outExtension: { ".js": ".cjs" },
-    platform: "node",
-    format: "cjs",
-    target: "node20",
+    entryPoints: { mcpClient: 'src/sources/mcp/mcpSdkClient.ts' },
+    outdir: 'dist',
+    outExtension: { '.js': '.cjs' },
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   },
   webview: {
     ...common,
@@ -108,7 +108,9 @@ if (watch) {
 } else {
   await copyCodicons();
   await Promise.all(
-    Object.entries(builds).map(async ([name, options]) => writeMeta(name, await esbuild.build(options))),
+    Object.entries(builds).map(async ([name, options]) =>
+      writeMeta(name, await esbuild.build(options)),
+    ),
   );
   console.log(`built ${Object.keys(builds).join(', ')}${production ? ' (production)' : ''}`);
 }

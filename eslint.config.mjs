@@ -21,7 +21,10 @@ export default tseslint.config(
     // The domain layer is plain TypeScript: no vscode, so it stays unit-testable in Node.
     files: ['src/domain/**', 'src/shared/**', 'src/sources/**', 'src/store/**', 'src/demo/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'Keep vscode out of this layer.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'vscode', message: 'Keep vscode out of this layer.' }] },
+      ],
     },
   },
   {

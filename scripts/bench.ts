@@ -27,7 +27,11 @@ const only = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--jso
 const wants = (group: string) => only.length === 0 || only.includes(group);
 
 function run(command: string, commandArgs: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(command, commandArgs, { cwd: projectRoot, stdio: 'inherit', env: { ...process.env, ...env } });
+  const result = spawnSync(command, commandArgs, {
+    cwd: projectRoot,
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
   if (result.status !== 0) throw new Error(`${command} ${commandArgs.join(' ')} failed`);
 }
 
@@ -48,9 +52,14 @@ if (wants('activation')) {
   run(process.execPath, ['esbuild.mjs', '--tests']);
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'asi-bench-')), 'activation.json');
   const code = await runIntegrationTests({ ASI_BENCH_FILE: out });
-  if (code !== 0 || !existsSync(out)) throw new Error('the integration run that measures activation failed');
+  if (code !== 0 || !existsSync(out))
+    throw new Error('the integration run that measures activation failed');
   const measured = JSON.parse(readFileSync(out, 'utf8')) as { activationMs: number };
-  add('activation time (real VS Code extension host)', Math.round(measured.activationMs * 10) / 10, 'ms');
+  add(
+    'activation time (real VS Code extension host)',
+    Math.round(measured.activationMs * 10) / 10,
+    'ms',
+  );
 }
 
 if (jsonOut) {

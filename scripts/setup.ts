@@ -8,5 +8,7 @@ console.log(`code-server: ${codeServerBin()}`);
 try {
   console.log(`chromium: ${chromiumPath()}`);
 } catch (error) {
-  console.warn(`warning: ${(error as Error).message} (needed by npm test; npm start prints a URL for any browser)`);
+  console.warn(
+    `warning: ${(error as Error).message} (needed by npm test; npm start prints a URL for any browser)`,
+  );
 }

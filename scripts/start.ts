@@ -44,12 +44,17 @@ process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 
 const hasDesktopCode =
-  !process.env.USE_CODE_SERVER && spawnSync('sh', ['-c', 'command -v code'], { encoding: 'utf8' }).status === 0;
+  !process.env.USE_CODE_SERVER &&
+  spawnSync('sh', ['-c', 'command -v code'], { encoding: 'utf8' }).status === 0;
 if (hasDesktopCode) {
-  const code = spawn('code', ['--new-window', `--extensionDevelopmentPath=${projectRoot}`, workspace], {
-    env: { ...process.env, ...devEnv },
-    stdio: 'inherit',
-  });
+  const code = spawn(
+    'code',
+    ['--new-window', `--extensionDevelopmentPath=${projectRoot}`, workspace],
+    {
+      env: { ...process.env, ...devEnv },
+      stdio: 'inherit',
+    },
+  );
   console.log('opened desktop VS Code with the extension; Ctrl-C here stops the backend.');
   cleanups.push(() => void code.kill('SIGTERM'));
 } else {
@@ -62,7 +67,9 @@ if (hasDesktopCode) {
   });
   cleanups.push(() => server.close());
   console.log('\nOpen this URL in a browser (code-server, VS Code 1.139, bound to 127.0.0.1):\n');
-  console.log(`  ${workbenchUrl(server, { folder: workspace, extensionDevelopmentPath: projectRoot })}\n`);
+  console.log(
+    `  ${workbenchUrl(server, { folder: workspace, extensionDevelopmentPath: projectRoot })}\n`,
+  );
   console.log('Ctrl-C stops code-server and the backend.');
 }
 

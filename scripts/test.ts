@@ -17,9 +17,17 @@ interface TierResult {
 const npmCli = process.env.npm_execpath ?? 'npm';
 
 /** Runs a command, echoing its output, and returns output + exit code. */
-function run(command: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: projectRoot,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const relay = (stream: NodeJS.WriteStream) => (chunk: Buffer) => {
       output += chunk.toString();
@@ -42,20 +50,39 @@ function count(output: string, pattern: RegExp): number {
 
 const tiers: Record<string, () => Promise<Omit<TierResult, 'tier' | 'seconds'>>> = {
   async unit() {
-    const { code, output } = await node(['--test', '--test-reporter=spec', '--test-concurrency=2', 'test/unit/**/*.test.ts']);
-    return { passed: count(output, /ℹ pass (\d+)/g), failed: count(output, /ℹ fail (\d+)/g), exitCode: code };
+    const { code, output } = await node([
+      '--test',
+      '--test-reporter=spec',
+      '--test-concurrency=2',
+      'test/unit/**/*.test.ts',
+    ]);
+    return {
+      passed: count(output, /ℹ pass (\d+)/g),
+      failed: count(output, /ℹ fail (\d+)/g),
+      exitCode: code,
+    };
   },
   async integration() {
     const build = await node(['esbuild.mjs', '--tests']);
     if (build.code !== 0) return { passed: 0, failed: 1, exitCode: build.code };
     const { code, output } = await node(['test/integration/main.ts']);
-    return { passed: count(output, /(\d+) passing/g), failed: count(output, /(\d+) failing/g) + (code !== 0 && !/failing/.test(output) ? 1 : 0), exitCode: code };
+    return {
+      passed: count(output, /(\d+) passing/g),
+      failed: count(output, /(\d+) failing/g) + (code !== 0 && !/failing/.test(output) ? 1 : 0),
+      exitCode: code,
+    };
   },
   async ui() {
     const pack = await npm(['run', 'package', '--silent']);
     if (pack.code !== 0) return { passed: 0, failed: 1, exitCode: pack.code };
     const { code, output } = await node(['test/ui/main.ts']);
-    return { passed: count(output, /ui: (\d+) passed/g), failed: count(output, /ui: \d+ passed, (\d+) failed/g) + (code !== 0 && !/ui: \d+ passed/.test(output) ? 1 : 0), exitCode: code };
+    return {
+      passed: count(output, /ui: (\d+) passed/g),
+      failed:
+        count(output, /ui: \d+ passed, (\d+) failed/g) +
+        (code !== 0 && !/ui: \d+ passed/.test(output) ? 1 : 0),
+      exitCode: code,
+    };
   },
 };
 
@@ -76,9 +103,14 @@ for (const tier of order) {
 
 console.log('\n━━ summary ━━');
 for (const r of results) {
-  console.log(`${r.tier.padEnd(12)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  ${r.seconds}s${r.exitCode !== 0 ? `  (exit ${r.exitCode})` : ''}`);
+  console.log(
+    `${r.tier.padEnd(12)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed  ${r.seconds}s${r.exitCode !== 0 ? `  (exit ${r.exitCode})` : ''}`,
+  );
 }
 const passed = results.reduce((n, r) => n + r.passed, 0);
-const failed = results.reduce((n, r) => n + r.failed + (r.exitCode !== 0 && r.failed === 0 ? 1 : 0), 0);
+const failed = results.reduce(
+  (n, r) => n + r.failed + (r.exitCode !== 0 && r.failed === 0 ? 1 : 0),
+  0,
+);
 console.log(`tests: ${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || results.some((r) => r.exitCode !== 0) ? 1 : 0);

@@ -39,7 +39,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     log,
     extensionPath: context.extensionPath,
     version: String(context.extension.packageJSON.version ?? '0.0.0'),
-    timeoutMs: () => vscode.workspace.getConfiguration('agentSessions').get('requestTimeoutSeconds', 20) * 1000,
+    timeoutMs: () =>
+      vscode.workspace.getConfiguration('agentSessions').get('requestTimeoutSeconds', 20) * 1000,
   });
   const store = new SessionStore({
     createSource,
@@ -57,7 +58,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const syncConnections = () => {
     const all = registry.all();
     store.setConnections(all);
-    void vscode.commands.executeCommand('setContext', 'agentSessions.hasConnections', all.length > 0);
+    void vscode.commands.executeCommand(
+      'setContext',
+      'agentSessions.hasConnections',
+      all.length > 0,
+    );
   };
   const updateBadge = () => {
     const count = store.waiting().length;

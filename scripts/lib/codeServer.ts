@@ -76,12 +76,24 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     PATH: `${path.join(node, 'bin')}:${process.env.PATH}`,
     XDG_DATA_HOME: path.join(dataDir, 'xdg-data'),
     XDG_CONFIG_HOME: path.join(dataDir, 'xdg-config'),
-    EXTENSIONS_GALLERY: '{"serviceUrl":"http://127.0.0.1:9/gallery","itemUrl":"http://127.0.0.1:9/item"}',
+    EXTENSIONS_GALLERY:
+      '{"serviceUrl":"http://127.0.0.1:9/gallery","itemUrl":"http://127.0.0.1:9/item"}',
   };
-  const common = ['--config', configFile, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
+  const common = [
+    '--config',
+    configFile,
+    '--user-data-dir',
+    userDataDir,
+    '--extensions-dir',
+    extensionsDir,
+  ];
   for (const vsix of options.install ?? []) {
-    const result = spawnSync(bin, [...common, '--install-extension', vsix, '--force'], { env, encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`installing ${vsix} failed: ${result.stderr || result.stdout}`);
+    const result = spawnSync(bin, [...common, '--install-extension', vsix, '--force'], {
+      env,
+      encoding: 'utf8',
+    });
+    if (result.status !== 0)
+      throw new Error(`installing ${vsix} failed: ${result.stderr || result.stdout}`);
   }
   const port = options.port ?? (await freePort());
   const logFile = path.join(dataDir, 'code-server.log');
@@ -141,7 +153,8 @@ export function workbenchUrl(
   if (options.extensionDevelopmentPath) {
     payload.push(['extensionDevelopmentPath', remote(options.extensionDevelopmentPath)]);
   }
-  if (options.extensionTestsPath) payload.push(['extensionTestsPath', remote(options.extensionTestsPath)]);
+  if (options.extensionTestsPath)
+    payload.push(['extensionTestsPath', remote(options.extensionTestsPath)]);
   if (payload.length) payload.push(['skipWelcome', 'true'], ['skipReleaseNotes', 'true']);
   const params = new URLSearchParams();
   if (options.folder) params.set('folder', path.resolve(options.folder));

@@ -14,7 +14,11 @@ import { fileURLToPath } from 'node:url';
 export const CODE_SERVER_VERSION = '4.139.1';
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const toolsDir =
-  process.env.ASI_TOOLS_DIR ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'agent-session-inspector');
+  process.env.ASI_TOOLS_DIR ??
+  path.join(
+    process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'),
+    'agent-session-inspector',
+  );
 
 /** Directory holding the Node 24 binary (bin/node) and its headers (include/node). */
 export function node24Dir(): string {
@@ -28,7 +32,13 @@ export function node24Dir(): string {
 }
 
 export function codeServerBin(): string {
-  return path.join(toolsDir, `code-server-${CODE_SERVER_VERSION}`, 'node_modules', '.bin', 'code-server');
+  return path.join(
+    toolsDir,
+    `code-server-${CODE_SERVER_VERSION}`,
+    'node_modules',
+    '.bin',
+    'code-server',
+  );
 }
 
 /** Installs code-server with Node 24 and its headers (native modules must match its ABI). */
@@ -39,15 +49,28 @@ export function ensureCodeServer(log: (line: string) => void = console.log): str
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     path.join(dir, 'package.json'),
-    JSON.stringify({ name: 'asi-code-server', private: true, allowScripts: { 'code-server': true } }),
+    JSON.stringify({
+      name: 'asi-code-server',
+      private: true,
+      allowScripts: { 'code-server': true },
+    }),
   );
   const node = node24Dir();
   const npmCli = findNpmCli();
-  log(`Installing code-server ${CODE_SERVER_VERSION} into ${dir} (first use only, about 2–3 minutes)…`);
+  log(
+    `Installing code-server ${CODE_SERVER_VERSION} into ${dir} (first use only, about 2–3 minutes)…`,
+  );
   const started = Date.now();
   const result = spawnSync(
     path.join(node, 'bin', 'node'),
-    [npmCli, 'install', '--no-audit', '--no-fund', '--loglevel=error', `code-server@${CODE_SERVER_VERSION}`],
+    [
+      npmCli,
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      `code-server@${CODE_SERVER_VERSION}`,
+    ],
     {
       cwd: dir,
       stdio: 'inherit',
@@ -67,18 +90,28 @@ export function ensureCodeServer(log: (line: string) => void = console.log): str
 }
 
 function findNpmCli(): string {
-  if (process.env.npm_execpath && existsSync(process.env.npm_execpath)) return process.env.npm_execpath;
+  if (process.env.npm_execpath && existsSync(process.env.npm_execpath))
+    return process.env.npm_execpath;
   const npm = execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim();
   const real = execFileSync('readlink', ['-f', npm], { encoding: 'utf8' }).trim();
-  return real.endsWith('.js') ? real : path.join(path.dirname(real), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
+  return real.endsWith('.js')
+    ? real
+    : path.join(path.dirname(real), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
 }
 
 /** Debian's chromium (apt install chromium) or CHROMIUM=/path. */
 export function chromiumPath(): string {
-  const candidates = [process.env.CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+  const candidates = [
+    process.env.CHROMIUM,
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+    '/usr/bin/google-chrome',
+  ];
   const found = candidates.find((c): c is string => Boolean(c && existsSync(c)));
   if (!found) {
-    throw new Error('No Chromium found: install it (Debian: apt-get install chromium) or set CHROMIUM=/path/to/chrome.');
+    throw new Error(
+      'No Chromium found: install it (Debian: apt-get install chromium) or set CHROMIUM=/path/to/chrome.',
+    );
   }
   return found;
 }

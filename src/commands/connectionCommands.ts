@@ -84,7 +84,8 @@ async function addConnection(deps: Deps): Promise<void> {
         ? vscode.l10n.t('The MCP endpoint, e.g. https://example.com/mcp')
         : vscode.l10n.t('The API base URL, e.g. https://api.example.com'),
     ignoreFocusOut: true,
-    validateInput: (value) => (validUrl(value) ? undefined : vscode.l10n.t('Enter an http(s) URL.')),
+    validateInput: (value) =>
+      validUrl(value) ? undefined : vscode.l10n.t('Enter an http(s) URL.'),
   });
   if (!url) return;
   const label = await vscode.window.showInputBox({
@@ -95,7 +96,9 @@ async function addConnection(deps: Deps): Promise<void> {
   if (!label) return;
   const token = await vscode.window.showInputBox({
     title: vscode.l10n.t('Add Connection (4/4): token'),
-    prompt: vscode.l10n.t('Stored in VS Code secret storage, never in settings. Leave empty for none.'),
+    prompt: vscode.l10n.t(
+      'Stored in VS Code secret storage, never in settings. Leave empty for none.',
+    ),
     password: true,
     ignoreFocusOut: true,
   });
@@ -104,13 +107,24 @@ async function addConnection(deps: Deps): Promise<void> {
   if (kind.connectionKind === 'rest') {
     const keys = await vscode.window.showInputBox({
       title: vscode.l10n.t('Add Connection: agents to watch'),
-      prompt: vscode.l10n.t('Agent keys or aliases, comma-separated. Leave empty to watch every agent.'),
+      prompt: vscode.l10n.t(
+        'Agent keys or aliases, comma-separated. Leave empty to watch every agent.',
+      ),
       ignoreFocusOut: true,
     });
     if (keys === undefined) return;
-    agents = keys.split(',').map((k) => k.trim()).filter(Boolean);
+    agents = keys
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean);
   }
-  const config: ConnectionConfig = { id: randomUUID(), label, kind: kind.connectionKind, url, agents };
+  const config: ConnectionConfig = {
+    id: randomUUID(),
+    label,
+    kind: kind.connectionKind,
+    url,
+    agents,
+  };
   if (token) await deps.tokens.set(config.id, url, token);
   const tested = await runTest(deps, config);
   if (!tested) {

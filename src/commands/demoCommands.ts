@@ -15,7 +15,10 @@ export function registerDemoCommands(deps: {
     vscode.commands.registerCommand('agentSessions.openDemo', async () => {
       try {
         const { url, token } = await vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Starting the demo backend…') },
+          {
+            location: vscode.ProgressLocation.Window,
+            title: vscode.l10n.t('Starting the demo backend…'),
+          },
           () => deps.demo.start(),
         );
         const mcpUrl = `${url}/mcp`;

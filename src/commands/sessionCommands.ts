@@ -6,7 +6,10 @@ import type { SessionPanels } from '../webview/sessionPanels.ts';
 import { statusLabel } from '../views/statusPresentation.ts';
 
 /** Open a session's panel: from the tree (node argument) or the palette (QuickPick). */
-export function registerSessionCommands(store: SessionStore, panels: SessionPanels): vscode.Disposable[] {
+export function registerSessionCommands(
+  store: SessionStore,
+  panels: SessionPanels,
+): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('agentSessions.openSession', async (arg?: unknown) => {
       const session = sessionOf(arg) ?? (await pickSession(store));
@@ -16,7 +19,8 @@ export function registerSessionCommands(store: SessionStore, panels: SessionPane
 }
 
 function sessionOf(arg: unknown): SessionSummary | undefined {
-  if (arg && typeof arg === 'object' && 'session' in arg) return (arg as { session: SessionSummary }).session;
+  if (arg && typeof arg === 'object' && 'session' in arg)
+    return (arg as { session: SessionSummary }).session;
   return undefined;
 }
 
@@ -35,7 +39,11 @@ async function pickSession(store: SessionStore): Promise<SessionSummary | undefi
       detail: `${relativeTime(session.lastActivityAt) ?? ''} · ${formatCost(session.estimatedCost)}`,
       session,
     })),
-    { placeHolder: vscode.l10n.t('Open which session?'), matchOnDescription: true, matchOnDetail: true },
+    {
+      placeHolder: vscode.l10n.t('Open which session?'),
+      matchOnDescription: true,
+      matchOnDetail: true,
+    },
   );
   return picked?.session;
 }

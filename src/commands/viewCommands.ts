@@ -2,7 +2,10 @@ import * as vscode from 'vscode';
 import type { SessionStore } from '../store/sessionStore.ts';
 
 /** Refresh, paging and the log: commands that only touch the store and the view. */
-export function registerViewCommands(store: SessionStore, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function registerViewCommands(
+  store: SessionStore,
+  log: vscode.LogOutputChannel,
+): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('agentSessions.refresh', async (arg?: unknown) => {
       const id = connectionIdOf(arg);

@@ -25,7 +25,10 @@ export function registerWaitingCommands(
         { placeHolder: vscode.l10n.t('Sessions waiting on you') },
       );
       if (picked) {
-        await view.reveal({ kind: 'session', session: picked.session }, { select: true, focus: true, expand: true });
+        await view.reveal(
+          { kind: 'session', session: picked.session },
+          { select: true, focus: true, expand: true },
+        );
       }
     }),
   ];

@@ -31,6 +31,8 @@ export interface ClosedloopFixtures {
   readonly unrecognisedButWaiting: string;
   readonly withPendingInstructions: string;
   readonly openWithoutInstructions: string;
+  /** A team the demo viewer belongs to (for viewerScope "team"). */
+  readonly viewerTeamId: string;
 }
 
 export interface ClosedloopData {
@@ -63,6 +65,7 @@ function isEndedClaude(s: ClosedloopSession): boolean {
  * behaviour the tests rely on exists for any seed, not just for lucky ones.
  */
 function assignFixtures(
+  people: People,
   sessions: readonly ClosedloopSession[],
   plans: Map<string, TranscriptPlan>,
   instructions: readonly PendingInstruction[],
@@ -120,6 +123,7 @@ function assignFixtures(
     unrecognisedButWaiting: unrecognisedButWaiting.id,
     withPendingInstructions: withPending.id,
     openWithoutInstructions: openWithout.id,
+    viewerTeamId: people.viewer.teamIds[0]!,
   };
 }
 
@@ -132,7 +136,7 @@ export function buildDataset(options: DatasetOptions): Dataset {
   const planRng = root.fork('transcripts');
   const plans = new Map(sessions.map((s) => [s.id, planTranscript(s, planRng.fork(s.id))]));
   const instructions = buildInstructions(root.fork('instructions'), sessions, people);
-  const fixtures = assignFixtures(sessions, plans, instructions);
+  const fixtures = assignFixtures(people, sessions, plans, instructions);
 
   const commentRng = root.fork('comment-counts');
   const commentCounts = new Map<string, number>();

@@ -16,7 +16,9 @@ export interface SourceFactoryDeps {
 }
 
 /** Builds the adapter for a connection's kind. */
-export function createSourceFactory(deps: SourceFactoryDeps): (config: ConnectionConfig) => SessionSource {
+export function createSourceFactory(
+  deps: SourceFactoryDeps,
+): (config: ConnectionConfig) => SessionSource {
   let mcpModule: Promise<CreateMcpToolClient> | undefined;
   const loadMcpClient = () => {
     // The SDK lives in its own bundle and is read from disk on first connect only.
@@ -60,7 +62,10 @@ class UnsupportedSource implements SessionSource {
     this.config = config;
   }
   private fail(): never {
-    throw new BackendError('invalidResponse', `Connections of kind "${this.config.kind}" are not supported by this version.`);
+    throw new BackendError(
+      'invalidResponse',
+      `Connections of kind "${this.config.kind}" are not supported by this version.`,
+    );
   }
   capabilities(): never {
     return this.fail();

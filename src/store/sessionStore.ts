@@ -96,7 +96,9 @@ export class SessionStore {
   }
 
   waiting(): SessionSummary[] {
-    return this.connections().flatMap((s) => s.sessions.filter((x) => x.status.status === 'waiting'));
+    return this.connections().flatMap((s) =>
+      s.sessions.filter((x) => x.status.status === 'waiting'),
+    );
   }
 
   groups(connectionId: string): Map<DerivedStatus, SessionSummary[]> {
@@ -117,10 +119,12 @@ export class SessionStore {
     try {
       const page = await source.listSessions({ cursor, limit: this.pageSize() });
       if (this.states.get(connectionId) !== state) return; // removed meanwhile
-      state.sessions = cursor === undefined ? page.sessions : mergeById(state.sessions, page.sessions);
+      state.sessions =
+        cursor === undefined ? page.sessions : mergeById(state.sessions, page.sessions);
       state.total = page.total;
       state.next = page.next;
-      state.invalidRows = cursor === undefined ? page.invalidRows : state.invalidRows + page.invalidRows;
+      state.invalidRows =
+        cursor === undefined ? page.invalidRows : state.invalidRows + page.invalidRows;
       state.error = undefined;
       state.loadedOnce = true;
       if (page.invalidRows > 0) {
@@ -166,7 +170,9 @@ function mergeById(existing: SessionSummary[], incoming: SessionSummary[]): Sess
   return [...existing, ...incoming.filter((s) => !seen.has(s.id))];
 }
 
-export function groupByStatus(sessions: readonly SessionSummary[]): Map<DerivedStatus, SessionSummary[]> {
+export function groupByStatus(
+  sessions: readonly SessionSummary[],
+): Map<DerivedStatus, SessionSummary[]> {
   const groups = new Map<DerivedStatus, SessionSummary[]>();
   for (const session of sessions) {
     const list = groups.get(session.status.status);

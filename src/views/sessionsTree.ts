@@ -11,7 +11,11 @@ export type TreeNode =
   | { kind: 'group'; connectionId: string; status: DerivedStatus }
   | { kind: 'session'; session: SessionSummary }
   | { kind: 'loadMore'; connectionId: string }
-  | { kind: 'message'; connectionId: string; message: 'loading' | 'error' | 'empty' | 'invalidRows' };
+  | {
+      kind: 'message';
+      connectionId: string;
+      message: 'loading' | 'error' | 'empty' | 'invalidRows';
+    };
 
 /**
  * Connections → derived-status groups (waiting first, empty ones hidden) →
@@ -37,7 +41,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
   getChildren(node?: TreeNode): TreeNode[] {
     if (!node) {
       const connections = this.store.connections();
-      if (connections.length === 1 && connections[0]) return this.connectionChildren(connections[0]);
+      if (connections.length === 1 && connections[0])
+        return this.connectionChildren(connections[0]);
       return connections.map((c) => this.connectionNode(c.config.id));
     }
     if (node.kind === 'connection') {
@@ -57,7 +62,11 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
   getParent(node: TreeNode): TreeNode | undefined {
     const single = this.store.connections().length === 1;
     if (node.kind === 'session') {
-      return { kind: 'group', connectionId: node.session.connectionId, status: node.session.status.status };
+      return {
+        kind: 'group',
+        connectionId: node.session.connectionId,
+        status: node.session.status.status,
+      };
     }
     if (node.kind === 'connection' || single) return undefined;
     return this.connectionNode(node.connectionId);
@@ -104,9 +113,11 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     for (const status of DERIVED_STATUSES) {
       if (groups.get(status)?.length) children.push({ kind: 'group', connectionId: id, status });
     }
-    if (state.invalidRows > 0) children.push({ kind: 'message', connectionId: id, message: 'invalidRows' });
+    if (state.invalidRows > 0)
+      children.push({ kind: 'message', connectionId: id, message: 'invalidRows' });
     if (state.next !== undefined) children.push({ kind: 'loadMore', connectionId: id });
-    if (children.length === 0) children.push({ kind: 'message', connectionId: id, message: 'empty' });
+    if (children.length === 0)
+      children.push({ kind: 'message', connectionId: id, message: 'empty' });
     return children;
   }
 
@@ -171,8 +182,13 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
       const item = new vscode.TreeItem(
         vscode.l10n.t('{0} rows could not be read', state?.invalidRows ?? 0),
       );
-      item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
-      item.tooltip = vscode.l10n.t('The server sent rows that do not match the expected shape. See the log for details.');
+      item.iconPath = new vscode.ThemeIcon(
+        'warning',
+        new vscode.ThemeColor('list.warningForeground'),
+      );
+      item.tooltip = vscode.l10n.t(
+        'The server sent rows that do not match the expected shape. See the log for details.',
+      );
       item.command = { command: 'agentSessions.showLog', title: vscode.l10n.t('Show Log') };
       return item;
     }
@@ -249,7 +265,10 @@ function sessionTooltip(session: SessionSummary): vscode.MarkdownString {
   md.isTrusted = false;
   md.appendMarkdown(`**`).appendText(session.label).appendMarkdown(`**\n\n`);
   const rows: [string, string | undefined][] = [
-    [vscode.l10n.t('Status'), `${statusLabel(session.status.status)}${session.status.outcome ? ` (${session.status.outcome})` : ''} — raw: ${session.status.raw || '∅'}`],
+    [
+      vscode.l10n.t('Status'),
+      `${statusLabel(session.status.status)}${session.status.outcome ? ` (${session.status.outcome})` : ''} — raw: ${session.status.raw || '∅'}`,
+    ],
     [vscode.l10n.t('Started'), session.startedAt],
     [vscode.l10n.t('Last activity'), session.lastActivityAt],
     [vscode.l10n.t('Ended'), session.endedAt],
@@ -270,7 +289,9 @@ function tokenLine(s: SessionSummary): string | undefined {
     s.inputTokens !== undefined ? `in ${formatTokens(s.inputTokens)}` : undefined,
     s.outputTokens !== undefined ? `out ${formatTokens(s.outputTokens)}` : undefined,
     s.cacheReadTokens !== undefined ? `cache read ${formatTokens(s.cacheReadTokens)}` : undefined,
-    s.cacheWriteTokens !== undefined ? `cache write ${formatTokens(s.cacheWriteTokens)}` : undefined,
+    s.cacheWriteTokens !== undefined
+      ? `cache write ${formatTokens(s.cacheWriteTokens)}`
+      : undefined,
   ].filter(Boolean);
   return parts.length ? parts.join(' · ') : undefined;
 }

@@ -10,7 +10,11 @@ export class WaitingStatusBar implements vscode.Disposable {
 
   constructor(store: SessionStore) {
     this.store = store;
-    this.item = vscode.window.createStatusBarItem('agentSessions.waiting', vscode.StatusBarAlignment.Left, 50);
+    this.item = vscode.window.createStatusBarItem(
+      'agentSessions.waiting',
+      vscode.StatusBarAlignment.Left,
+      50,
+    );
     this.item.name = vscode.l10n.t('Agent Sessions: waiting on you');
     this.item.command = 'agentSessions.showWaiting';
     this.subscription = store.onDidChange(() => this.update());
@@ -31,10 +35,15 @@ export class WaitingStatusBar implements vscode.Disposable {
       (a.waitingSince ?? '').localeCompare(b.waitingSince ?? ''),
     );
     for (const s of byAge.slice(0, 15)) {
-      tooltip.appendMarkdown('- ').appendText(`${s.label} — ${relativeTime(s.waitingSince) ?? ''}`).appendMarkdown('\n');
+      tooltip
+        .appendMarkdown('- ')
+        .appendText(`${s.label} — ${relativeTime(s.waitingSince) ?? ''}`)
+        .appendMarkdown('\n');
     }
     if (failed) {
-      tooltip.appendMarkdown(`\n${vscode.l10n.t('Some connections failed to load: the count may be incomplete.')}`);
+      tooltip.appendMarkdown(
+        `\n${vscode.l10n.t('Some connections failed to load: the count may be incomplete.')}`,
+      );
     }
     this.item.tooltip = tooltip;
     this.item.accessibilityInformation = {

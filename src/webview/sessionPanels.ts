@@ -75,13 +75,18 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
       if (!session) {
         post({
           type: 'failed',
-          message: vscode.l10n.t('This session is not in the loaded list any more. Refresh the Sessions view and open it again.'),
+          message: vscode.l10n.t(
+            'This session is not in the loaded list any more. Refresh the Sessions view and open it again.',
+          ),
         });
         return;
       }
       panel.title = session.label;
       const label = this.store.state(state.connectionId)?.config.label ?? state.connectionId;
-      post({ type: 'session', view: { session, connectionLabel: label, cost: formatCost(session.estimatedCost) } });
+      post({
+        type: 'session',
+        view: { session, connectionLabel: label, cost: formatCost(session.estimatedCost) },
+      });
     };
     const subscriptions = [
       panel.webview.onDidReceiveMessage((message: unknown) => {
@@ -97,8 +102,10 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
 
   /** After a reload the store may not have loaded yet: load once, then look. */
   private async findSession(state: PanelState): Promise<SessionSummary | undefined> {
-    const find = () => this.store.state(state.connectionId)?.sessions.find((s) => s.id === state.sessionId);
-    if (!find() && !this.store.state(state.connectionId)?.loadedOnce) await this.store.refresh(state.connectionId);
+    const find = () =>
+      this.store.state(state.connectionId)?.sessions.find((s) => s.id === state.sessionId);
+    if (!find() && !this.store.state(state.connectionId)?.loadedOnce)
+      await this.store.refresh(state.connectionId);
     return find();
   }
 }

@@ -5,7 +5,11 @@ import * as vscode from 'vscode';
  * The webview's HTML with a strict CSP: nothing by default, scripts only with this
  * load's nonce, styles and fonts only from the built webview folder.
  */
-export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, title: string): string {
+export function webviewHtml(
+  webview: vscode.Webview,
+  extensionUri: vscode.Uri,
+  title: string,
+): string {
   const nonce = randomBytes(16).toString('base64');
   const dist = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
   const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'main.js'));

@@ -27,7 +27,11 @@ function parseArgs(argv: string[]) {
     const value = () => match[2] ?? argv[++i] ?? '';
     if (match[1] === 'extensionDevelopmentPath') out.dev.push(path.resolve(value()));
     else if (match[1] === 'extensionTestsPath') out.tests = path.resolve(value());
-    else if (['user-data-dir', 'extensions-dir', 'folder-uri'].includes(match[1] ?? '') && match[2] === undefined) i++;
+    else if (
+      ['user-data-dir', 'extensions-dir', 'folder-uri'].includes(match[1] ?? '') &&
+      match[2] === undefined
+    )
+      i++;
     // other desktop flags (--no-sandbox, --disable-extensions, …) do not apply here
   }
   return out;
@@ -36,11 +40,17 @@ function parseArgs(argv: string[]) {
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   if (!args.tests || args.dev.length !== 1) {
-    console.error('usage: codeServerTestHost --extensionDevelopmentPath=DIR --extensionTestsPath=FILE [folder]');
+    console.error(
+      'usage: codeServerTestHost --extensionDevelopmentPath=DIR --extensionTestsPath=FILE [folder]',
+    );
     return 2;
   }
   const server = await startCodeServer({ smokeTestDriver: true });
-  const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: chromiumArgs });
+  const browser = await chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: chromiumArgs,
+  });
   try {
     const page = await browser.newPage();
     let finish: (code: number) => void = () => undefined;

@@ -60,9 +60,16 @@ describe('activation', () => {
     assert.ok(api);
     const folder = vscode.workspace.workspaceFolders?.[0];
     assert.ok(folder, 'the tests run with a workspace folder');
-    const file = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'));
-    assert.match(Buffer.from(file).toString(), /Workspace-injected/, 'the workspace does try to add one');
-    const effective = vscode.workspace.getConfiguration('agentSessions').get<unknown[]>('connections') ?? [];
+    const file = await vscode.workspace.fs.readFile(
+      vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'),
+    );
+    assert.match(
+      Buffer.from(file).toString(),
+      /Workspace-injected/,
+      'the workspace does try to add one',
+    );
+    const effective =
+      vscode.workspace.getConfiguration('agentSessions').get<unknown[]>('connections') ?? [];
     assert.equal(JSON.stringify(effective).includes('evil'), false, 'VS Code does not apply it');
     assert.equal(
       api.registry.all().some((c) => c.id === 'evil'),

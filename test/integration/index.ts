@@ -11,7 +11,9 @@ export function run(): Promise<void> {
   ) => console.log(util.format(...args));
   const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec' });
   const dir = __dirname;
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.test.cjs')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.test.cjs'))
+    .sort()) {
     mocha.addFile(path.join(dir, file));
   }
   return new Promise((resolve, reject) => {

@@ -25,7 +25,12 @@ async function step(name: string, body: () => Promise<void>): Promise<void> {
     console.log(`  ✔ ${name} (${Date.now() - started} ms)`);
   } catch (error) {
     failed++;
-    console.log(`  ✘ ${name}\n    ${String((error as Error).stack ?? error).split('\n').slice(0, 4).join('\n    ')}`);
+    console.log(
+      `  ✘ ${name}\n    ${String((error as Error).stack ?? error)
+        .split('\n')
+        .slice(0, 4)
+        .join('\n    ')}`,
+    );
     throw error;
   }
 }
@@ -34,14 +39,21 @@ const sidebarRow = (page: Page, text: string | RegExp) =>
   page.locator('.part.sidebar .monaco-list-row', { hasText: text }).first();
 
 const server = await startCodeServer({ install: [vsix] });
-const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: chromiumArgs });
+const browser = await chromium.launch({
+  executablePath: chromiumPath(),
+  headless: true,
+  args: chromiumArgs,
+});
 const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
 page.on('pageerror', (error) => console.log(`  [pageerror] ${error.message}`));
 try {
   const folder = mkdtempSync(path.join(os.tmpdir(), 'asi-ui-ws-'));
   await step('the workbench loads with the Agent Sessions container', async () => {
     await page.goto(workbenchUrl(server, { folder }));
-    await page.locator('.part.activitybar [aria-label^="Agent Sessions"]').first().waitFor({ timeout: 90_000 });
+    await page
+      .locator('.part.activitybar [aria-label^="Agent Sessions"]')
+      .first()
+      .waitFor({ timeout: 90_000 });
   });
 
   await step('the welcome view offers Add Connection and Open Demo', async () => {
@@ -53,25 +65,43 @@ try {
   });
 
   await step('Open Demo fills the tree, waiting sessions first', async () => {
-    await page.locator('.part.sidebar .welcome-view-content').getByRole('button', { name: 'Open Demo' }).click();
+    await page
+      .locator('.part.sidebar .welcome-view-content')
+      .getByRole('button', { name: 'Open Demo' })
+      .click();
     await sidebarRow(page, 'Waiting on you').waitFor({ timeout: 60_000 });
     const labels = await page.locator('.part.sidebar .monaco-list-row .label-name').allInnerTexts();
-    const groups = ['Waiting on you', 'Active', 'Idle', 'Error', 'Finished', 'Stale', 'Unknown'].filter((g) =>
-      labels.includes(g),
-    );
-    if (labels[0] !== 'Waiting on you') throw new Error(`first row is ${JSON.stringify(labels[0])}`);
-    if (groups.length < 3) throw new Error(`expected several status groups, saw ${JSON.stringify(labels)}`);
-    const count = await sidebarRow(page, 'Waiting on you').locator('.label-description').innerText();
+    const groups = [
+      'Waiting on you',
+      'Active',
+      'Idle',
+      'Error',
+      'Finished',
+      'Stale',
+      'Unknown',
+    ].filter((g) => labels.includes(g));
+    if (labels[0] !== 'Waiting on you')
+      throw new Error(`first row is ${JSON.stringify(labels[0])}`);
+    if (groups.length < 3)
+      throw new Error(`expected several status groups, saw ${JSON.stringify(labels)}`);
+    const count = await sidebarRow(page, 'Waiting on you')
+      .locator('.label-description')
+      .innerText();
     if (!(Number(count) > 0)) throw new Error(`waiting group count is ${JSON.stringify(count)}`);
     await page.screenshot({ path: path.join(shots, '2-tree.png') });
   });
 
   await step('the status bar counts sessions waiting on you', async () => {
-    const item = page.locator('.part.statusbar [id="agent-session-inspector.agent-session-inspector.agentSessions.waiting"]');
+    const item = page.locator(
+      '.part.statusbar [id="agent-session-inspector.agent-session-inspector.agentSessions.waiting"]',
+    );
     await item.waitFor({ timeout: 30_000 });
     const text = await item.innerText();
-    const waitingCount = await sidebarRow(page, 'Waiting on you').locator('.label-description').innerText();
-    if (!text.includes(waitingCount)) throw new Error(`status bar says ${JSON.stringify(text)}, tree says ${waitingCount}`);
+    const waitingCount = await sidebarRow(page, 'Waiting on you')
+      .locator('.label-description')
+      .innerText();
+    if (!text.includes(waitingCount))
+      throw new Error(`status bar says ${JSON.stringify(text)}, tree says ${waitingCount}`);
     await item.hover();
     await page.waitForTimeout(800);
     await page.screenshot({ path: path.join(shots, '3-status-bar.png') });

@@ -58,7 +58,10 @@ export class SessionDetails extends LitElement {
         this.view = message.view;
         this.failure = undefined;
         // Lets the panel come back after a window reload (WebviewPanelSerializer).
-        host.saveState({ connectionId: message.view.session.connectionId, sessionId: message.view.session.id });
+        host.saveState({
+          connectionId: message.view.session.connectionId,
+          sessionId: message.view.session.id,
+        });
       } else if (message.type === 'failed') {
         this.failure = message.message;
       }
@@ -74,7 +77,10 @@ export class SessionDetails extends LitElement {
     if (!this.view) return html`<vscode-progress-ring aria-label="Loading"></vscode-progress-ring>`;
     const { session, connectionLabel, cost } = this.view;
     const rows: [string, string | undefined][] = [
-      ['Status', `${session.status.status}${session.status.outcome ? ` (${session.status.outcome})` : ''}`],
+      [
+        'Status',
+        `${session.status.status}${session.status.outcome ? ` (${session.status.outcome})` : ''}`,
+      ],
       ['Raw status', session.status.raw || undefined],
       ['Harness', session.harness],
       ['Model', session.model],
@@ -99,7 +105,10 @@ export class SessionDetails extends LitElement {
       </div>
       <dl aria-labelledby="title">
         ${rows.map(([name, value]) =>
-          value === undefined ? nothing : html`<dt>${name}</dt><dd>${value}</dd>`,
+          value === undefined
+            ? nothing
+            : html`<dt>${name}</dt>
+                <dd>${value}</dd>`,
         )}
       </dl>
     `;

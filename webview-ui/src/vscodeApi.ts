@@ -18,7 +18,9 @@ export const host = (() => {
       api?.setState(state);
     },
     onMessage(listener: (message: HostMessage) => void): void {
-      window.addEventListener('message', (event: MessageEvent<HostMessage>) => listener(event.data));
+      window.addEventListener('message', (event: MessageEvent<HostMessage>) =>
+        listener(event.data),
+      );
     },
   };
 })();

@@ -86,7 +86,14 @@ export function textSpots(jsonl: string): TextSpot[] {
     const payload = parsed['payload'] as Record<string, unknown> | undefined;
     const message = parsed['message'] as Record<string, unknown> | undefined;
     const turnId = String(parsed['uuid'] ?? payload?.['id'] ?? `row-${row}`);
-    const human = parsed['type'] === 'user' || message?.['role'] === 'user' || payload?.['role'] === 'user';
+    // A person typed it: a user line that is not a tool result, meta or summary line.
+    const human =
+      (parsed['type'] === 'user' &&
+        parsed['toolUseResult'] === undefined &&
+        !parsed['isMeta'] &&
+        !parsed['isCompactSummary'] &&
+        !JSON.stringify(message?.['content'] ?? '').includes('"tool_result"')) ||
+      (payload?.['type'] === 'message' && payload['role'] === 'user');
     const strings: string[] = [];
     collectStrings(message ?? payload ?? parsed, strings);
     for (const text of strings) spots.push({ row, turnId, text, human });

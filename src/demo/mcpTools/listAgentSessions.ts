@@ -2,7 +2,6 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import {
   applySharedFilters,
-  deriveStatus,
   sessionRow,
   sharedFilterShape,
   STATUS_FILTERS,
@@ -61,5 +60,3 @@ export function registerListAgentSessions(server: McpServer, ctx: ToolContext): 
     },
   );
 }
-
-export { deriveStatus };

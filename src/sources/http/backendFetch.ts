@@ -44,7 +44,8 @@ export function createBackendFetch(options: BackendFetchOptions): typeof fetch {
           { cause: error },
         );
       }
-      if (request.signal?.aborted) throw new BackendError('canceled', 'Canceled.', { cause: error });
+      if (request.signal?.aborted)
+        throw new BackendError('canceled', 'Canceled.', { cause: error });
       const reason = redact(String((error as Error)?.cause ?? error), secrets);
       options.log.warn(`${request.method} ${url.pathname} failed: ${reason}`);
       throw new BackendError('network', `Could not reach ${url.origin}: ${reason}`, {

@@ -3,7 +3,11 @@
  * McpToolClient. Streamable HTTP first; an old server that only speaks SSE gets
  * the SSE transport.
  */
-import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import type { CreateMcpToolClient, McpToolClient, McpToolResult } from './mcpToolClient.ts';
 
 export const createMcpToolClient: CreateMcpToolClient = async (options) => {

@@ -10,6 +10,7 @@ import type {
 } from '../sessionSource.ts';
 import type { CreateMcpToolClient, McpToolClient } from './mcpToolClient.ts';
 import { parseListAgentSessions } from './reportingRows.ts';
+import { toolErrorToBackendError } from './toolErrors.ts';
 
 export interface McpSourceOptions {
   config: ConnectionConfig & { url: string };
@@ -69,7 +70,11 @@ export class McpSource implements SessionSource {
   }
 
   /** Calls a tool whose text content is JSON; isError becomes a toolError. */
-  async callJson(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+  async callJson(
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     const client = await this.connect();
     let result;
     try {
@@ -77,9 +82,7 @@ export class McpSource implements SessionSource {
     } catch (error) {
       throw this.fail(error);
     }
-    if (result.isError) {
-      throw new BackendError('toolError', result.text || `${name} failed without a message.`);
-    }
+    if (result.isError) throw toolErrorToBackendError(name, result);
     if (result.structuredContent !== undefined) return result.structuredContent;
     try {
       return JSON.parse(result.text);
@@ -144,7 +147,9 @@ export class McpSource implements SessionSource {
     if (known) return known;
     const message = String((error as Error)?.message ?? error);
     if (/timed? ?out/i.test(message)) {
-      return new BackendError('timeout', `The MCP server did not answer in time.`, { cause: error });
+      return new BackendError('timeout', `The MCP server did not answer in time.`, {
+        cause: error,
+      });
     }
     return new BackendError('invalidResponse', `The MCP server's answer was unusable: ${message}`, {
       cause: error,

@@ -22,7 +22,11 @@ export interface McpCallOptions {
 
 export interface McpToolClient {
   listTools(options?: McpCallOptions): Promise<McpToolInfo[]>;
-  callTool(name: string, args: Record<string, unknown>, options?: McpCallOptions): Promise<McpToolResult>;
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options?: McpCallOptions,
+  ): Promise<McpToolResult>;
   close(): Promise<void>;
 }
 

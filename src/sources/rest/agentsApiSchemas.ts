@@ -23,7 +23,10 @@ export const sessionList = z.looseObject({
 
 export const outstandingCalls = z.union([
   z.array(z.unknown()),
-  z.looseObject({ calls: z.array(z.unknown()).optional(), tool_calls: z.array(z.unknown()).optional() }),
+  z.looseObject({
+    calls: z.array(z.unknown()).optional(),
+    tool_calls: z.array(z.unknown()).optional(),
+  }),
 ]);
 
 export const agentList = z.looseObject({

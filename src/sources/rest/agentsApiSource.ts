@@ -3,7 +3,12 @@ import { BackendError } from '../../domain/errors.ts';
 import type { SessionPage, SessionSummary } from '../../domain/session.ts';
 import type { Logger } from '../../util/logger.ts';
 import { createBackendFetch } from '../http/backendFetch.ts';
-import type { ConnectionConfig, ListSessionsRequest, SessionSource, SourceCapabilities } from '../sessionSource.ts';
+import type {
+  ConnectionConfig,
+  ListSessionsRequest,
+  SessionSource,
+  SourceCapabilities,
+} from '../sessionSource.ts';
 import { agentList, agentSession, outstandingCalls, sessionList } from './agentsApiSchemas.ts';
 import type { AgentSession } from './agentsApiSchemas.ts';
 
@@ -48,7 +53,14 @@ export class AgentsApiSource implements SessionSource {
   }
 
   async capabilities(): Promise<SourceCapabilities> {
-    return { listSessions: true, transcripts: true, comments: false, usage: false, manualTasks: false, complete: false };
+    return {
+      listSessions: true,
+      transcripts: true,
+      comments: false,
+      usage: false,
+      manualTasks: false,
+      complete: false,
+    };
   }
 
   async test(signal?: AbortSignal): Promise<string> {
@@ -65,7 +77,11 @@ export class AgentsApiSource implements SessionSource {
       const agent = agents[cursor.agent] as string;
       const query = new URLSearchParams({ limit: String(request.limit - sessions.length) });
       if (cursor.pageKey) query.set('page_key', cursor.pageKey);
-      const body = await this.getJson(`/v2/agents/${encodeURIComponent(agent)}/sessions?${query}`, sessionList, request.signal);
+      const body = await this.getJson(
+        `/v2/agents/${encodeURIComponent(agent)}/sessions?${query}`,
+        sessionList,
+        request.signal,
+      );
       for (const item of body.sessions) {
         const row = agentSession.safeParse(item);
         if (!row.success) {
@@ -75,7 +91,10 @@ export class AgentsApiSource implements SessionSource {
         sessions.push(await this.toSummary(row.data, request.signal));
       }
       const next = body.metadata?.page_key;
-      cursor = next && body.sessions.length > 0 ? { agent: cursor.agent, pageKey: next } : { agent: cursor.agent + 1 };
+      cursor =
+        next && body.sessions.length > 0
+          ? { agent: cursor.agent, pageKey: next }
+          : { agent: cursor.agent + 1 };
     }
     return {
       sessions,
@@ -90,7 +109,9 @@ export class AgentsApiSource implements SessionSource {
 
   private agents(signal?: AbortSignal): Promise<string[]> {
     if (this.config.agents?.length) return Promise.resolve(this.config.agents);
-    this.agentKeys ??= this.getJson('/v2/agents', agentList, signal).then((b) => b.agents.map((a) => a.key));
+    this.agentKeys ??= this.getJson('/v2/agents', agentList, signal).then((b) =>
+      b.agents.map((a) => a.key),
+    );
     this.agentKeys.catch(() => (this.agentKeys = undefined));
     return this.agentKeys;
   }
@@ -122,14 +143,22 @@ export class AgentsApiSource implements SessionSource {
       );
       return Array.isArray(body) ? body.length : (body.calls ?? body.tool_calls ?? []).length;
     } catch (error) {
-      if (error instanceof BackendError && (error.kind === 'unauthorized' || error.kind === 'canceled')) throw error;
+      if (
+        error instanceof BackendError &&
+        (error.kind === 'unauthorized' || error.kind === 'canceled')
+      )
+        throw error;
       return 0;
     }
   }
 
   private async getJson<T>(
     path: string,
-    schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } } },
+    schema: {
+      safeParse(
+        v: unknown,
+      ): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } };
+    },
     signal?: AbortSignal,
   ): Promise<T> {
     const response = await this.fetch(new URL(path, this.config.url), {
@@ -137,17 +166,25 @@ export class AgentsApiSource implements SessionSource {
       headers: { accept: 'application/json', 'Request-Timeout-Millis': String(this.timeoutMs) },
     });
     if (!response.ok) {
-      throw new BackendError('invalidResponse', `${path} answered ${response.status}.`, { status: response.status });
+      throw new BackendError('invalidResponse', `${path} answered ${response.status}.`, {
+        status: response.status,
+      });
     }
     let body: unknown;
     try {
       body = await response.json();
     } catch {
-      throw new BackendError('invalidResponse', `${path} answered with something that is not JSON.`);
+      throw new BackendError(
+        'invalidResponse',
+        `${path} answered with something that is not JSON.`,
+      );
     }
     const parsed = schema.safeParse(body);
     if (!parsed.success) {
-      throw new BackendError('invalidResponse', `${path} answered in an unexpected shape: ${parsed.error.issues[0]?.message ?? ''}`);
+      throw new BackendError(
+        'invalidResponse',
+        `${path} answered in an unexpected shape: ${parsed.error.issues[0]?.message ?? ''}`,
+      );
     }
     return parsed.data;
   }

@@ -3,7 +3,10 @@ import { test } from 'node:test';
 import { redact } from '../../../src/domain/redact.ts';
 
 test('known secrets are replaced wherever they appear', () => {
-  assert.equal(redact('token abc123xyz in text abc123xyz', ['abc123xyz']), 'token **** in text ****');
+  assert.equal(
+    redact('token abc123xyz in text abc123xyz', ['abc123xyz']),
+    'token **** in text ****',
+  );
 });
 
 test('bearer headers, api keys, sk_ keys and signed-URL parameters are masked', () => {

@@ -82,5 +82,8 @@ test('a refused connection is a network error', async () => {
 
 test('logs never contain the token', () => {
   assert.ok(logLines.length > 0);
-  assert.equal(logLines.some((l) => l.includes('secret-token-123')), false);
+  assert.equal(
+    logLines.some((l) => l.includes('secret-token-123')),
+    false,
+  );
 });

@@ -16,7 +16,11 @@ const row = (id: string, status: string) => ({
 
 test('valid rows become summaries; a bad row is counted, not fatal', () => {
   const page = parseListAgentSessions(
-    { items: [row('a', 'waiting'), { id: 42 }, row('b', 'paused_by_admin')], returned: 3, total: 10 },
+    {
+      items: [row('a', 'waiting'), { id: 42 }, row('b', 'paused_by_admin')],
+      returned: 3,
+      total: 10,
+    },
     'conn',
     0,
   );

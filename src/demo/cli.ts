@@ -1,0 +1,76 @@
+// Runs the reference backend from a terminal (`npm run backend -- --port 8787`).
+import { parseArgs } from 'node:util';
+import { startReferenceBackend } from './server.ts';
+
+const USAGE =
+  'usage: node src/demo/cli.ts --port <port> [--token <token>] [--seed <n>] [--url-ttl <seconds>] ' +
+  '[--large-mb <n>] [--now <iso>] [--monitoring-disabled] [--legacy-itential]';
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function integer(value: string | undefined, name: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) fail(`--${name} must be an integer >= ${min}`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        token: { type: 'string' },
+        seed: { type: 'string' },
+        'url-ttl': { type: 'string' },
+        'large-mb': { type: 'string' },
+        now: { type: 'string' },
+        'monitoring-disabled': { type: 'boolean' },
+        'legacy-itential': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const now = values.now === undefined ? undefined : new Date(values.now);
+  if (now && Number.isNaN(now.getTime())) fail('--now must be an ISO 8601 timestamp');
+  const largeMb = integer(values['large-mb'], 'large-mb', 1);
+  const backend = await startReferenceBackend({
+    port: integer(values.port, 'port', 0) ?? 0,
+    ...(values.token === undefined ? {} : { token: values.token }),
+    ...(values.seed === undefined ? {} : { seed: integer(values.seed, 'seed', 0) }),
+    ...(values['url-ttl'] === undefined ? {} : { urlTtlSeconds: integer(values['url-ttl'], 'url-ttl', 1) }),
+    ...(largeMb === undefined ? {} : { largeTranscriptBytes: largeMb * 1024 * 1024 }),
+    ...(now ? { now } : {}),
+    monitoringEnabled: !values['monitoring-disabled'],
+    legacyItentialShape: values['legacy-itential'] === true,
+  });
+  process.stdout.write(`listening on ${backend.url}\n`);
+  if (values.token === undefined) process.stdout.write(`token: ${backend.token}\n`);
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void backend.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`reference backend failed to start: ${(error as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,290 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { defaultEpoch, DemoClock } from './clock.ts';
+import { CommentStore } from './commentStore.ts';
+import type { AgentsFixtures } from './data/agents.ts';
+import type { ItentialFixtures } from './data/itential.ts';
+import { buildDataset, type ClosedloopFixtures } from './dataset.ts';
+import { Downloads } from './files/downloads.ts';
+import { UrlSigner } from './files/signedUrls.ts';
+import {
+  isDropConnection,
+  jsonResponse,
+  type BackendArea,
+  type BackendResponse,
+  type InterceptedRequest,
+  type RequestInterceptor,
+} from './http.ts';
+import { McpEndpoint } from './mcp/endpoint.ts';
+import type { ToolContext } from './mcpTools/context.ts';
+import { AgentsApi } from './rest/agentsApi.ts';
+import { restError } from './rest/errors.ts';
+import { parseRequestTimeout } from './rest/timeouts.ts';
+import { BackendState, type BackendStateView } from './state.ts';
+import { TranscriptStore } from './transcriptFiles.ts';
+
+export type {
+  BackendArea,
+  BackendResponse,
+  DropConnection,
+  InterceptedRequest,
+  InterceptorOutcome,
+  RequestInterceptor,
+} from './http.ts';
+export type { BackendStateView, CompletionRecord } from './state.ts';
+
+export interface ReferenceBackendOptions {
+  /** 0 (default) picks a free port. */
+  readonly port?: number;
+  /** Loopback only, by design. */
+  readonly host?: '127.0.0.1';
+  /** Accepted as `Authorization: Bearer` on /mcp and as `x-api-key` on /v2; random when omitted. */
+  readonly token?: string;
+  readonly seed?: number;
+  /** The instant the data is laid out around; defaults to the current minute. */
+  readonly now?: Date;
+  /** Lifetime of signed transcript URLs (default 300). */
+  readonly urlTtlSeconds?: number;
+  /** Size of the one large transcript (default 50 MiB). */
+  readonly largeTranscriptBytes?: number;
+  /** false: the reporting tools answer as if monitoring were disabled for the account. */
+  readonly monitoringEnabled?: boolean;
+  /** Itential tools answer with the older `messages[]` shape. */
+  readonly legacyItentialShape?: boolean;
+  /** Test hook (fault injection); see RequestInterceptor. */
+  readonly interceptor?: RequestInterceptor;
+}
+
+export interface ReferenceBackendFixtures {
+  readonly closedloop: ClosedloopFixtures;
+  readonly itential: ItentialFixtures;
+  readonly agents: AgentsFixtures;
+}
+
+export interface ReferenceBackend {
+  /** http://127.0.0.1:PORT */
+  readonly url: string;
+  /** All MCP tools on one endpoint. */
+  readonly mcpUrl: string;
+  /** Per-system MCP endpoints, as the real systems are separate servers. */
+  readonly mcpUrls: { readonly all: string; readonly closedloop: string; readonly itential: string };
+  /** Base of the agents REST API: `${restUrl}/agents/...` */
+  readonly restUrl: string;
+  readonly token: string;
+  readonly seed: number;
+  readonly now: Date;
+  readonly state: BackendStateView;
+  /** Ids of records that demonstrate one behaviour each. */
+  readonly fixtures: ReferenceBackendFixtures;
+  setMonitoringEnabled(enabled: boolean): void;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_SEED = 1;
+export const DEFAULT_LARGE_TRANSCRIPT_BYTES = 50 * 1024 * 1024;
+export const DEFAULT_URL_TTL_SECONDS = 300;
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+function areaOf(pathname: string, mcp: McpEndpoint): BackendArea {
+  if (pathname === '/healthz') return 'health';
+  if (mcp.handles(pathname)) return 'mcp';
+  if (pathname === '/v2' || pathname.startsWith('/v2/')) return 'rest';
+  if (pathname.startsWith('/files/')) return 'files';
+  return 'unknown';
+}
+
+function decodeRpc(body: Buffer): Pick<InterceptedRequest, 'rpcMethod' | 'toolName' | 'toolArguments'> {
+  try {
+    const message = JSON.parse(body.toString('utf8')) as { method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+    const rpcMethod = typeof message?.method === 'string' ? message.method : undefined;
+    const toolName = rpcMethod === 'tools/call' && typeof message.params?.name === 'string' ? message.params.name : undefined;
+    return { rpcMethod, toolName, toolArguments: toolName ? message.params?.arguments : undefined };
+  } catch {
+    return { rpcMethod: undefined, toolName: undefined, toolArguments: undefined };
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Writes a response unless one was already sent (a timeout answered first). */
+async function send(res: ServerResponse, response: BackendResponse): Promise<void> {
+  if (res.headersSent || res.destroyed) {
+    if (response.body instanceof Readable) response.body.destroy();
+    return;
+  }
+  res.writeHead(response.status, response.headers);
+  if (response.body instanceof Readable) {
+    await pipeline(response.body, res).catch(() => res.destroy());
+  } else {
+    res.end(response.body);
+  }
+}
+
+function loopbackRequest(req: IncomingMessage): boolean {
+  // DNS-rebinding guard: a web page must not reach this server through another name.
+  const host = (req.headers.host ?? '').replace(/:\d+$/, '');
+  const origin = req.headers.origin;
+  if (!LOOPBACK_HOSTS.has(host)) return false;
+  if (origin === undefined || origin === 'null') return true;
+  try {
+    return LOOPBACK_HOSTS.has(new URL(origin).hostname) || origin.startsWith('vscode-');
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the reference backend on 127.0.0.1; see ReferenceBackend for what it offers. */
+export async function startReferenceBackend(options: ReferenceBackendOptions = {}): Promise<ReferenceBackend> {
+  const seed = options.seed ?? DEFAULT_SEED;
+  const now = options.now ?? defaultEpoch();
+  const token = options.token ?? `sk_live_demo_${randomBytes(18).toString('base64url')}`;
+  const dataset = buildDataset({ seed, now });
+  const clock = new DemoClock(now);
+  const state = new BackendState(dataset, {
+    monitoringEnabled: options.monitoringEnabled ?? true,
+    legacyItentialShape: options.legacyItentialShape ?? false,
+  });
+  const transcripts = new TranscriptStore(dataset, {
+    largeBytes: options.largeTranscriptBytes ?? DEFAULT_LARGE_TRANSCRIPT_BYTES,
+  });
+  const signer = new UrlSigner(options.urlTtlSeconds ?? DEFAULT_URL_TTL_SECONDS);
+  let baseUrl = '';
+  const ctx: ToolContext = {
+    dataset,
+    state,
+    clock,
+    transcripts,
+    comments: new CommentStore(dataset, transcripts),
+    signer,
+    baseUrl: () => baseUrl,
+  };
+  const mcp = new McpEndpoint(ctx, token);
+  const rest = new AgentsApi({ data: dataset.agents, state, clock, token });
+  const downloads = new Downloads(signer, dataset, transcripts);
+
+  const route = async (req: InterceptedRequest, signal: AbortSignal): Promise<BackendResponse> => {
+    switch (req.area) {
+      case 'health':
+        return jsonResponse(200, { ok: true });
+      case 'mcp':
+        return mcp.handle(req);
+      case 'rest':
+        return rest.handle(req, signal);
+      case 'files':
+        return downloads.handle(req);
+      default:
+        return jsonResponse(404, { error: 'not_found', message: `No route for ${req.url.pathname}` });
+    }
+  };
+
+  const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!loopbackRequest(req)) {
+      await send(res, jsonResponse(403, { error: 'forbidden', message: 'Only loopback hosts and origins are served' }));
+      return;
+    }
+    const body = await readBody(req);
+    if (body === undefined) {
+      await send(res, jsonResponse(413, { error: 'payload_too_large' }));
+      return;
+    }
+    const url = new URL(req.url ?? '/', baseUrl);
+    const area = areaOf(url.pathname, mcp);
+    const request: InterceptedRequest = {
+      method: req.method ?? 'GET',
+      url,
+      area,
+      headers: req.headers,
+      body,
+      ...(area === 'mcp' ? decodeRpc(body) : { rpcMethod: undefined, toolName: undefined, toolArguments: undefined }),
+    };
+    // Request-Timeout is armed before any interceptor so injected latency counts
+    // against it, as server-side slowness would.
+    const deadline = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut: BackendResponse | undefined;
+    if (area === 'rest') {
+      const timeout = parseRequestTimeout(req.headers);
+      if (!timeout.ok) {
+        await send(res, restError(400, timeout.message));
+        return;
+      }
+      if (timeout.ms !== undefined) {
+        const ms = timeout.ms;
+        timer = setTimeout(() => {
+          timedOut = restError(504, `Request timed out after ${ms} ms (Request-Timeout)`);
+          deadline.abort();
+          void send(res, timedOut);
+        }, ms);
+      }
+    }
+    const next = async (): Promise<BackendResponse> => timedOut ?? route(request, deadline.signal);
+    try {
+      const outcome = options.interceptor ? await options.interceptor(request, next) : await next();
+      if (isDropConnection(outcome)) {
+        req.socket.destroy();
+        return;
+      }
+      await send(res, outcome);
+    } catch (error) {
+      await send(res, jsonResponse(500, { error: 'internal_error', message: (error as Error).message }));
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    void onRequest(req, res).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  baseUrl = `http://127.0.0.1:${port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: baseUrl,
+    mcpUrl: `${baseUrl}/mcp`,
+    mcpUrls: { all: `${baseUrl}/mcp`, closedloop: `${baseUrl}/mcp/closedloop`, itential: `${baseUrl}/mcp/itential` },
+    restUrl: `${baseUrl}/v2`,
+    token,
+    seed,
+    now,
+    state,
+    fixtures: {
+      closedloop: dataset.closedloop.fixtures,
+      itential: dataset.itential.fixtures,
+      agents: dataset.agents.fixtures,
+    },
+    setMonitoringEnabled(enabled: boolean) {
+      state.monitoringEnabled = enabled;
+    },
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await closed;
+        await mcp.close();
+        await transcripts.close();
+      })();
+      return closing;
+    },
+  };
+}
