@@ -5,7 +5,7 @@
 // and the integration tests (out/test/integration/*.cjs) when --tests is given.
 // Every build writes a metafile to dist/meta/ so `npm run bench` can report bundle sizes.
 import * as esbuild from 'esbuild';
-import { mkdir, writeFile, cp, readdir } from 'node:fs/promises';
+import { mkdir, writeFile, cp, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 const args = new Set(process.argv.slice(2));
@@ -106,6 +106,8 @@ if (watch) {
   }
   console.log('watching for changes…');
 } else {
+  // A production build starts clean, so no development source map ships.
+  if (production) await rm('dist', { recursive: true, force: true });
   await copyCodicons();
   await Promise.all(
     Object.entries(builds).map(async ([name, options]) =>

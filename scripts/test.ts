@@ -14,7 +14,6 @@ interface TierResult {
   seconds: number;
 }
 
-const npmCli = process.env.npm_execpath ?? 'npm';
 
 /** Runs a command, echoing its output, and returns output + exit code. */
 function run(
@@ -40,7 +39,6 @@ function run(
 }
 
 const node = (args: string[], env?: Record<string, string>) => run(process.execPath, args, env);
-const npm = (args: string[]) => run(process.execPath, [npmCli, ...args]);
 
 function count(output: string, pattern: RegExp): number {
   let last = 0;
@@ -73,7 +71,7 @@ const tiers: Record<string, () => Promise<Omit<TierResult, 'tier' | 'seconds'>>>
     };
   },
   async ui() {
-    const pack = await npm(['run', 'package', '--silent']);
+    const pack = await node(['scripts/package.ts']);
     if (pack.code !== 0) return { passed: 0, failed: 1, exitCode: pack.code };
     const { code, output } = await node(['test/ui/main.ts']);
     return {

@@ -49,7 +49,9 @@ async function main(): Promise<void> {
     port: integer(values.port, 'port', 0) ?? 0,
     ...(values.token === undefined ? {} : { token: values.token }),
     ...(values.seed === undefined ? {} : { seed: integer(values.seed, 'seed', 0) }),
-    ...(values['url-ttl'] === undefined ? {} : { urlTtlSeconds: integer(values['url-ttl'], 'url-ttl', 1) }),
+    ...(values['url-ttl'] === undefined
+      ? {}
+      : { urlTtlSeconds: integer(values['url-ttl'], 'url-ttl', 1) }),
     ...(largeMb === undefined ? {} : { largeTranscriptBytes: largeMb * 1024 * 1024 }),
     ...(now ? { now } : {}),
     monitoringEnabled: !values['monitoring-disabled'],

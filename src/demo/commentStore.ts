@@ -35,6 +35,8 @@ export class CommentStore {
     if (text === null) return [];
     const rng = new SeededRandom(this.dataset.seed).fork(`comments:${session.id}`);
     const comments = buildComments(session, text, this.dataset.people, rng, count);
-    return comments.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    return comments.sort(
+      (a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id),
+    );
   }
 }

@@ -1,8 +1,5 @@
 import { buildAgents, type AgentsData } from './data/agents.ts';
-import {
-  buildClosedloopSessions,
-  type ClosedloopSession,
-} from './data/closedloopSessions.ts';
+import { buildClosedloopSessions, type ClosedloopSession } from './data/closedloopSessions.ts';
 import { buildInstructions, type PendingInstruction } from './data/instructions.ts';
 import { buildItential, type ItentialData } from './data/itential.ts';
 import { buildPeople, type People } from './data/people.ts';
@@ -79,8 +76,17 @@ function assignFixtures(
   };
   const plan = (s: ClosedloopSession) => plans.get(s.id)!;
 
+  // The rarest rows first, so a broader fixture cannot take them.
+  const unrecognisedButWaiting = take(
+    (s) => s.storedStatus === 'paused_by_admin' && s.awaitingInput,
+  );
   const large = take(isEndedClaude);
-  Object.assign(plan(large), { large: true, main: 'available', permanentFailureReason: null, subagentStates: [] });
+  Object.assign(plan(large), {
+    large: true,
+    main: 'available',
+    permanentFailureReason: null,
+    subagentStates: [],
+  });
 
   const many = take((s) => isEndedClaude(s) && s.agentCount > 1);
   Object.assign(plan(many), { main: 'available', permanentFailureReason: null });
@@ -108,12 +114,16 @@ function assignFixtures(
   }
 
   const pendingBySession = new Map<string, number>();
-  for (const i of instructions) pendingBySession.set(i.sessionId, (pendingBySession.get(i.sessionId) ?? 0) + 1);
+  for (const i of instructions)
+    pendingBySession.set(i.sessionId, (pendingBySession.get(i.sessionId) ?? 0) + 1);
   const withPending = take((s) => (pendingBySession.get(s.id) ?? 0) >= 2);
   const openWithout = take(
-    (s) => s.endedAtMs === null && s.storedStatus === 'active' && !s.awaitingInput && !pendingBySession.has(s.id),
+    (s) =>
+      s.endedAtMs === null &&
+      s.storedStatus === 'active' &&
+      !s.awaitingInput &&
+      !pendingBySession.has(s.id),
   );
-  const unrecognisedButWaiting = take((s) => s.storedStatus === 'paused_by_admin' && s.awaitingInput);
 
   return {
     largeTranscript: large.id,

@@ -70,7 +70,11 @@ export interface ReferenceBackend {
   /** All MCP tools on one endpoint. */
   readonly mcpUrl: string;
   /** Per-system MCP endpoints, as the real systems are separate servers. */
-  readonly mcpUrls: { readonly all: string; readonly closedloop: string; readonly itential: string };
+  readonly mcpUrls: {
+    readonly all: string;
+    readonly closedloop: string;
+    readonly itential: string;
+  };
   /** Base of the agents REST API: `${restUrl}/agents/...` */
   readonly restUrl: string;
   readonly token: string;
@@ -97,11 +101,19 @@ function areaOf(pathname: string, mcp: McpEndpoint): BackendArea {
   return 'unknown';
 }
 
-function decodeRpc(body: Buffer): Pick<InterceptedRequest, 'rpcMethod' | 'toolName' | 'toolArguments'> {
+function decodeRpc(
+  body: Buffer,
+): Pick<InterceptedRequest, 'rpcMethod' | 'toolName' | 'toolArguments'> {
   try {
-    const message = JSON.parse(body.toString('utf8')) as { method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+    const message = JSON.parse(body.toString('utf8')) as {
+      method?: unknown;
+      params?: { name?: unknown; arguments?: unknown };
+    };
     const rpcMethod = typeof message?.method === 'string' ? message.method : undefined;
-    const toolName = rpcMethod === 'tools/call' && typeof message.params?.name === 'string' ? message.params.name : undefined;
+    const toolName =
+      rpcMethod === 'tools/call' && typeof message.params?.name === 'string'
+        ? message.params.name
+        : undefined;
     return { rpcMethod, toolName, toolArguments: toolName ? message.params?.arguments : undefined };
   } catch {
     return { rpcMethod: undefined, toolName: undefined, toolArguments: undefined };
@@ -147,7 +159,9 @@ function loopbackRequest(req: IncomingMessage): boolean {
 }
 
 /** Starts the reference backend on 127.0.0.1; see ReferenceBackend for what it offers. */
-export async function startReferenceBackend(options: ReferenceBackendOptions = {}): Promise<ReferenceBackend> {
+export async function startReferenceBackend(
+  options: ReferenceBackendOptions = {},
+): Promise<ReferenceBackend> {
   const seed = options.seed ?? DEFAULT_SEED;
   const now = options.now ?? defaultEpoch();
   const token = options.token ?? `sk_live_demo_${randomBytes(18).toString('base64url')}`;
@@ -186,13 +200,22 @@ export async function startReferenceBackend(options: ReferenceBackendOptions = {
       case 'files':
         return downloads.handle(req);
       default:
-        return jsonResponse(404, { error: 'not_found', message: `No route for ${req.url.pathname}` });
+        return jsonResponse(404, {
+          error: 'not_found',
+          message: `No route for ${req.url.pathname}`,
+        });
     }
   };
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!loopbackRequest(req)) {
-      await send(res, jsonResponse(403, { error: 'forbidden', message: 'Only loopback hosts and origins are served' }));
+      await send(
+        res,
+        jsonResponse(403, {
+          error: 'forbidden',
+          message: 'Only loopback hosts and origins are served',
+        }),
+      );
       return;
     }
     const body = await readBody(req);
@@ -208,7 +231,9 @@ export async function startReferenceBackend(options: ReferenceBackendOptions = {
       area,
       headers: req.headers,
       body,
-      ...(area === 'mcp' ? decodeRpc(body) : { rpcMethod: undefined, toolName: undefined, toolArguments: undefined }),
+      ...(area === 'mcp'
+        ? decodeRpc(body)
+        : { rpcMethod: undefined, toolName: undefined, toolArguments: undefined }),
     };
     // Request-Timeout is armed before any interceptor so injected latency counts
     // against it, as server-side slowness would.
@@ -239,7 +264,10 @@ export async function startReferenceBackend(options: ReferenceBackendOptions = {
       }
       await send(res, outcome);
     } catch (error) {
-      await send(res, jsonResponse(500, { error: 'internal_error', message: (error as Error).message }));
+      await send(
+        res,
+        jsonResponse(500, { error: 'internal_error', message: (error as Error).message }),
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -262,7 +290,11 @@ export async function startReferenceBackend(options: ReferenceBackendOptions = {
   return {
     url: baseUrl,
     mcpUrl: `${baseUrl}/mcp`,
-    mcpUrls: { all: `${baseUrl}/mcp`, closedloop: `${baseUrl}/mcp/closedloop`, itential: `${baseUrl}/mcp/itential` },
+    mcpUrls: {
+      all: `${baseUrl}/mcp`,
+      closedloop: `${baseUrl}/mcp/closedloop`,
+      itential: `${baseUrl}/mcp/itential`,
+    },
     restUrl: `${baseUrl}/v2`,
     token,
     seed,

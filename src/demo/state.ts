@@ -46,7 +46,10 @@ export class BackendState implements BackendStateView {
   private readonly interruptCounts = new Map<string, number>();
   private readonly idempotency = new Map<string, IdempotencyEntry>();
 
-  constructor(dataset: Dataset, options: { monitoringEnabled: boolean; legacyItentialShape: boolean }) {
+  constructor(
+    dataset: Dataset,
+    options: { monitoringEnabled: boolean; legacyItentialShape: boolean },
+  ) {
     this.dataset = dataset;
     this.monitoringEnabled = options.monitoringEnabled;
     this.legacyItentialShape = options.legacyItentialShape;

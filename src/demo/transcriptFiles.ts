@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { MINUTE_MS } from './clock.ts';
 import type { ClosedloopSession } from './data/closedloopSessions.ts';
-import { hasUrl, listsSubagents, type Availability, type TranscriptPlan } from './data/transcriptPlan.ts';
+import {
+  hasUrl,
+  listsSubagents,
+  type Availability,
+  type TranscriptPlan,
+} from './data/transcriptPlan.ts';
 import type { Dataset } from './dataset.ts';
 import {
   generateClaudeCodeTranscript,
@@ -24,8 +29,18 @@ export interface ArchivedFile {
 }
 
 export type FileContent =
-  | { readonly kind: 'bytes'; readonly bytes: Buffer; readonly byteSize: number; readonly sha256: string }
-  | { readonly kind: 'path'; readonly path: string; readonly byteSize: number; readonly sha256: string };
+  | {
+      readonly kind: 'bytes';
+      readonly bytes: Buffer;
+      readonly byteSize: number;
+      readonly sha256: string;
+    }
+  | {
+      readonly kind: 'path';
+      readonly path: string;
+      readonly byteSize: number;
+      readonly sha256: string;
+    };
 
 export interface TranscriptStoreOptions {
   /** Size of the one large transcript (bytes). */
@@ -34,10 +49,18 @@ export interface TranscriptStoreOptions {
 
 function bytesContent(text: string): FileContent {
   const bytes = Buffer.from(text, 'utf8');
-  return { kind: 'bytes', bytes, byteSize: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+  return {
+    kind: 'bytes',
+    bytes,
+    byteSize: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+  };
 }
 
-function timestamps(session: ClosedloopSession, availability: Availability): [number | null, number | null] {
+function timestamps(
+  session: ClosedloopSession,
+  availability: Availability,
+): [number | null, number | null] {
   const archivedAt = (session.endedAtMs ?? session.lastActivityAtMs) + 2 * MINUTE_MS;
   switch (availability) {
     case 'available':
@@ -137,7 +160,11 @@ export class TranscriptStore {
       model: session.model,
       startedAt: new Date(session.startedAtMs).toISOString(),
     };
-    if (plan.format === 'none' || plan.main === 'missing' || plan.main === 'permanentlyUnavailable') {
+    if (
+      plan.format === 'none' ||
+      plan.main === 'missing' ||
+      plan.main === 'permanentlyUnavailable'
+    ) {
       return [this.describe(session, 'main', plan.main, null, plan.permanentFailureReason)];
     }
     if (plan.large) {
@@ -148,7 +175,12 @@ export class TranscriptStore {
         gitBranch: session.gitBranch,
         targetBytes: this.options.largeBytes,
       });
-      const content: FileContent = { kind: 'path', path: file, byteSize: written.byteSize, sha256: written.sha256 };
+      const content: FileContent = {
+        kind: 'path',
+        path: file,
+        byteSize: written.byteSize,
+        sha256: written.sha256,
+      };
       return [this.describe(session, 'main', plan.main, content)];
     }
     if (plan.format === 'codex') {
@@ -172,7 +204,9 @@ export class TranscriptStore {
     if (listsSubagents(plan)) {
       generated.subagents.forEach((sub, i) => {
         const state = plan.subagentStates[i] ?? 'available';
-        files.push(this.describe(session, `subagent:${sub.fileId}`, state, bytesContent(sub.content)));
+        files.push(
+          this.describe(session, `subagent:${sub.fileId}`, state, bytesContent(sub.content)),
+        );
       });
     }
     return files;

@@ -29,7 +29,10 @@ export interface ConnectOptions {
   readonly negotiation?: 'legacy' | 'auto';
 }
 
-export async function connectMcp(backend: ReferenceBackend, options: ConnectOptions = {}): Promise<Client> {
+export async function connectMcp(
+  backend: ReferenceBackend,
+  options: ConnectOptions = {},
+): Promise<Client> {
   const token = options.token === undefined ? backend.token : options.token;
   const client = new Client(
     { name: 'reference-backend-tests', version: '1.0.0' },
@@ -61,7 +64,10 @@ export async function callTool(
   args: Record<string, unknown> = {},
   options: { timeout?: number } = {},
 ): Promise<ToolOutcome> {
-  const result = await client.callTool({ name, arguments: args }, options.timeout === undefined ? undefined : { timeout: options.timeout });
+  const result = await client.callTool(
+    { name, arguments: args },
+    options.timeout === undefined ? undefined : { timeout: options.timeout },
+  );
   const content = (result.content ?? []) as { type: string; text?: string }[];
   const text = content.find((c) => c.type === 'text')?.text ?? '';
   let json: unknown;
@@ -83,6 +89,9 @@ export function restFetch(
   const key = apiKey === undefined ? backend.token : apiKey;
   return fetch(`${backend.restUrl}${path}`, {
     ...rest,
-    headers: { ...(key === null ? {} : { 'x-api-key': key }), ...(headers as Record<string, string> | undefined) },
+    headers: {
+      ...(key === null ? {} : { 'x-api-key': key }),
+      ...(headers as Record<string, string> | undefined),
+    },
   });
 }

@@ -53,7 +53,15 @@ export interface ActiveRule {
   readonly hits: number;
 }
 
-const ID_FIELDS = new Set(['id', 'session_id', 'sessionId', 'work_item_id', 'key', 'event_id', 'threadId']);
+const ID_FIELDS = new Set([
+  'id',
+  'session_id',
+  'sessionId',
+  'work_item_id',
+  'key',
+  'event_id',
+  'threadId',
+]);
 
 /** Valid JSON, wrong shape: what a drifting or buggy server might send. */
 export function violateSchema(value: unknown): unknown {
@@ -75,7 +83,11 @@ async function bufferBody(body: BackendResponse['body']): Promise<Buffer> {
 }
 
 function withBody(response: BackendResponse, body: Buffer): BackendResponse {
-  return { ...response, headers: { ...response.headers, 'content-length': String(body.length) }, body };
+  return {
+    ...response,
+    headers: { ...response.headers, 'content-length': String(body.length) },
+    body,
+  };
 }
 
 /** Rewrites a JSON-RPC tool result (its text content and structuredContent) or a plain JSON body. */
@@ -92,7 +104,9 @@ function violateJsonBody(raw: Buffer): Buffer {
   if (envelope?.jsonrpc !== '2.0') return Buffer.from(JSON.stringify(violateSchema(message)));
   const result = envelope.result;
   if (!result || typeof result !== 'object') return raw;
-  const blocks = Array.isArray(result['content']) ? (result['content'] as { type?: unknown; text?: unknown }[]) : [];
+  const blocks = Array.isArray(result['content'])
+    ? (result['content'] as { type?: unknown; text?: unknown }[])
+    : [];
   for (const block of blocks) {
     if (block?.type !== 'text' || typeof block.text !== 'string') continue;
     try {
@@ -101,7 +115,8 @@ function violateJsonBody(raw: Buffer): Buffer {
       // Non-JSON text stays as it was.
     }
   }
-  if (result['structuredContent'] !== undefined) result['structuredContent'] = violateSchema(result['structuredContent']);
+  if (result['structuredContent'] !== undefined)
+    result['structuredContent'] = violateSchema(result['structuredContent']);
   return Buffer.from(JSON.stringify(message));
 }
 
@@ -124,15 +139,29 @@ function corruptStream(body: Readable, variant: 'flipByte' | 'extraBytes'): Read
   );
 }
 
-function wrongChecksum(response: BackendResponse, variant: 'flipByte' | 'extraBytes'): BackendResponse {
+function wrongChecksum(
+  response: BackendResponse,
+  variant: 'flipByte' | 'extraBytes',
+): BackendResponse {
   if (response.status >= 300) return response;
   const extra = variant === 'extraBytes' ? 21 : 0;
   const length = Number(response.headers['content-length'] ?? NaN) + extra;
-  const headers = { ...response.headers, ...(Number.isNaN(length) ? {} : { 'content-length': String(length) }) };
-  if (response.body instanceof Readable) return { ...response, headers, body: corruptStream(response.body, variant) };
+  const headers = {
+    ...response.headers,
+    ...(Number.isNaN(length) ? {} : { 'content-length': String(length) }),
+  };
+  if (response.body instanceof Readable)
+    return { ...response, headers, body: corruptStream(response.body, variant) };
   const bytes = Buffer.from(response.body);
   if (variant === 'flipByte' && bytes.length > 0) bytes[0] = bytes[0]! ^ 0x01;
-  return { ...response, headers, body: variant === 'extraBytes' ? Buffer.concat([bytes, Buffer.from('\n{"type":"injected"}\n')]) : bytes };
+  return {
+    ...response,
+    headers,
+    body:
+      variant === 'extraBytes'
+        ? Buffer.concat([bytes, Buffer.from('\n{"type":"injected"}\n')])
+        : bytes,
+  };
 }
 
 function matches(match: FaultMatch, req: InterceptedRequest): boolean {
@@ -145,11 +174,22 @@ function matches(match: FaultMatch, req: InterceptedRequest): boolean {
   return true;
 }
 
-function json(status: number, value: unknown, headers: Record<string, string> = {}): BackendResponse {
-  return { status, headers: { 'content-type': 'application/json', ...headers }, body: Buffer.from(JSON.stringify(value)) };
+function json(
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): BackendResponse {
+  return {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: Buffer.from(JSON.stringify(value)),
+  };
 }
 
-async function apply(fault: Fault, next: () => Promise<BackendResponse>): Promise<InterceptorOutcome> {
+async function apply(
+  fault: Fault,
+  next: () => Promise<BackendResponse>,
+): Promise<InterceptorOutcome> {
   switch (fault.kind) {
     case 'latency':
       await sleep(fault.ms);
@@ -172,7 +212,10 @@ async function apply(fault: Fault, next: () => Promise<BackendResponse>): Promis
     case 'malformedJson': {
       const response = await next();
       const raw = await bufferBody(response.body);
-      return withBody(response, Buffer.concat([raw.subarray(0, Math.floor(raw.length / 2)), Buffer.from('\u0000{"')]));
+      return withBody(
+        response,
+        Buffer.concat([raw.subarray(0, Math.floor(raw.length / 2)), Buffer.from('\u0000{"')]),
+      );
     }
     case 'schemaViolation': {
       const response = await next();
@@ -193,7 +236,9 @@ export class FaultInjector {
   private readonly rules: { rule: FaultRule; hits: number }[] = [];
 
   readonly interceptor: RequestInterceptor = async (req, next) => {
-    const active = this.rules.find((r) => r.hits < (r.rule.times ?? Infinity) && matches(r.rule.match, req));
+    const active = this.rules.find(
+      (r) => r.hits < (r.rule.times ?? Infinity) && matches(r.rule.match, req),
+    );
     if (!active) return next();
     active.hits++;
     return apply(active.rule.fault, next);

@@ -70,6 +70,9 @@ try {
       .getByRole('button', { name: 'Open Demo' })
       .click();
     await sidebarRow(page, 'Waiting on you').waitFor({ timeout: 60_000 });
+    // Expanded groups push the others out of the virtualised list: collapse to see them all.
+    await page.locator('.part.sidebar .action-label[aria-label="Collapse All"]').first().click();
+    await sidebarRow(page, 'Finished').waitFor({ timeout: 10_000 });
     const labels = await page.locator('.part.sidebar .monaco-list-row .label-name').allInnerTexts();
     const groups = [
       'Waiting on you',

@@ -91,9 +91,27 @@ export const EVENT_TYPES = [
 const HIDDEN_TYPES = new Set(['thinking', 'step_transition', 'skill_load']);
 
 const AGENT_SPECS = [
-  { key: 'customer_support', name: 'Customer Support', prefix: 'cs_chat', count: 28, steps: ['greeting', 'triage', 'billing'] },
-  { key: 'release_manager', name: 'Release Manager', prefix: 'release', count: 9, steps: ['plan', 'verify', 'ship'] },
-  { key: 'infra_triage', name: 'Infra Triage', prefix: 'triage', count: 6, steps: ['collect', 'diagnose'] },
+  {
+    key: 'customer_support',
+    name: 'Customer Support',
+    prefix: 'cs_chat',
+    count: 28,
+    steps: ['greeting', 'triage', 'billing'],
+  },
+  {
+    key: 'release_manager',
+    name: 'Release Manager',
+    prefix: 'release',
+    count: 9,
+    steps: ['plan', 'verify', 'ship'],
+  },
+  {
+    key: 'infra_triage',
+    name: 'Infra Triage',
+    prefix: 'triage',
+    count: 6,
+    steps: ['collect', 'diagnose'],
+  },
 ] as const;
 
 const QUESTIONS = [
@@ -138,7 +156,11 @@ class EventLog {
 
   toolCall(name: string, ok: boolean): void {
     const tool_call_id = `call_${hex(this.rng, 12)}`;
-    this.add('tool_input', { tool_call_id, tool_name: name, tool_input: { query: this.rng.pick(QUESTIONS).slice(0, 30) } });
+    this.add('tool_input', {
+      tool_call_id,
+      tool_name: name,
+      tool_input: { query: this.rng.pick(QUESTIONS).slice(0, 30) },
+    });
     this.add('tool_output', {
       tool_call_id,
       tool_output: ok ? { results: this.rng.int(0, 12) } : null,
@@ -149,28 +171,60 @@ class EventLog {
 
 type Shape = 'showcase' | 'exchanges' | 'inFlight' | 'clientPending' | 'interrupted';
 
-function fillEvents(log: EventLog, rng: SeededRandom, shape: Shape, steps: readonly string[]): void {
+function fillEvents(
+  log: EventLog,
+  rng: SeededRandom,
+  shape: Shape,
+  steps: readonly string[],
+): void {
   const exchanges = shape === 'showcase' ? 3 : rng.int(1, 5);
   for (let i = 0; i < exchanges; i++) {
     log.add('input_message', { messages: [{ type: 'text', content: rng.pick(QUESTIONS) }] });
-    if (i > 0 && steps.length > 1) log.add('step_transition', { from_step: steps[(i - 1) % steps.length], to_step: steps[i % steps.length] });
-    log.add('thinking', { content: 'Checking the knowledge base and account state before answering.' });
+    if (i > 0 && steps.length > 1)
+      log.add('step_transition', {
+        from_step: steps[(i - 1) % steps.length],
+        to_step: steps[i % steps.length],
+      });
+    log.add('thinking', {
+      content: 'Checking the knowledge base and account state before answering.',
+    });
     for (let t = rng.int(0, 2); t > 0; t--) log.toolCall(rng.pick(SERVER_TOOLS), rng.bool(0.85));
-    log.add('agent_output', { content: `Here is what I found (${i + 1}/${exchanges}): the issue is resolved by updating the client to 2.3.1.` });
+    log.add('agent_output', {
+      content: `Here is what I found (${i + 1}/${exchanges}): the issue is resolved by updating the client to 2.3.1.`,
+    });
   }
   if (shape === 'showcase') {
     log.add('skill_load', { skill_name: 'billing-policies', skill_version: '3' });
-    log.add('image_read', { image: { file_name: 'screenshot.png', mime_type: 'image/png', size_bytes: 48_213 } });
+    log.add('image_read', {
+      image: { file_name: 'screenshot.png', mime_type: 'image/png', size_bytes: 48_213 },
+    });
     log.add('artifact_upload', {
-      artifact: { artifact_key: `art_${hex(rng, 10)}`, file_name: 'diagnostics.zip', mime_type: 'application/zip', size_bytes: 1_204_332 },
+      artifact: {
+        artifact_key: `art_${hex(rng, 10)}`,
+        file_name: 'diagnostics.zip',
+        mime_type: 'application/zip',
+        size_bytes: 1_204_332,
+      },
     });
     log.add('structured_output', { output: { resolution: 'upgrade_client', confidence: 0.82 } });
     log.add('context_limit_exceeded', { input_tokens: 201_344, model_context_window: 200_000 });
-    log.add('compaction', { turns_compacted: 6, events_compacted: 23, summary_text: 'User reported an installer hang; upgrade advised.' });
+    log.add('compaction', {
+      turns_compacted: 6,
+      events_compacted: 23,
+      summary_text: 'User reported an installer hang; upgrade advised.',
+    });
     log.add('session_interrupted', {});
-    log.add('input_message', { messages: [{ type: 'text', content: 'Please open the install log for me.' }] });
+    log.add('input_message', {
+      messages: [{ type: 'text', content: 'Please open the install log for me.' }],
+    });
     log.add('client_tool_pending', {
-      pending_calls: [{ tool_call_id: `call_${hex(rng, 12)}`, tool_name: 'read_local_file', tool_input: { path: '~/widget/install.log' } }],
+      pending_calls: [
+        {
+          tool_call_id: `call_${hex(rng, 12)}`,
+          tool_name: 'read_local_file',
+          tool_input: { path: '~/widget/install.log' },
+        },
+      ],
     });
     return;
   }
@@ -238,11 +292,17 @@ export function buildAgents(rng: SeededRandom, nowMs: number): AgentsData {
         agent_key: spec.key,
         name: `${spec.name} session ${i + 1}`,
         ...(r.bool(0.8) ? { description: r.pick(QUESTIONS) } : {}),
-        metadata: { customer_id: String(r.int(10_000, 99_999)), priority: r.pick(['low', 'normal', 'high']), channel: r.pick(['web_chat', 'email', 'slack']) },
+        metadata: {
+          customer_id: String(r.int(10_000, 99_999)),
+          priority: r.pick(['low', 'normal', 'high']),
+          channel: r.pick(['web_chat', 'email', 'slack']),
+        },
         current_step_name: started && r.bool(0.6) ? r.pick(spec.steps) : null,
         enabled: !(i === 5),
         status,
-        ...(parent ? { created_by_agent_key: parent.agentKey, created_by_session_key: parent.sessionKey } : {}),
+        ...(parent
+          ? { created_by_agent_key: parent.agentKey, created_by_session_key: parent.sessionKey }
+          : {}),
         ...(r.bool(0.5) ? { tti_minutes: r.pick([0, 60, 1440]) } : {}),
         created_at: new Date(createdMs).toISOString(),
         alias_key: spec.key === 'customer_support' && r.bool(0.3) ? 'support' : null,
@@ -254,8 +314,12 @@ export function buildAgents(rng: SeededRandom, nowMs: number): AgentsData {
                 enabled: r.bool(0.8),
                 threshold_percent: r.pick([50, 80, 95]),
                 keep_recent_inputs: r.int(1, 3),
-                ...(r.bool(0.5) ? { compaction_message: 'Earlier conversation was summarized.' } : {}),
-                ...(r.bool(0.5) ? { tool_event_policy: r.pick(['keep', 'summarize', 'drop']) } : {}),
+                ...(r.bool(0.5)
+                  ? { compaction_message: 'Earlier conversation was summarized.' }
+                  : {}),
+                ...(r.bool(0.5)
+                  ? { tool_event_policy: r.pick(['keep', 'summarize', 'drop']) }
+                  : {}),
               },
             }
           : {}),

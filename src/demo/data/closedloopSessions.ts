@@ -114,7 +114,16 @@ const TOOLS: Readonly<Record<Harness, readonly string[]>> = {
 
 const SUBAGENT_TYPES = ['general-purpose', 'Explore', 'code-reviewer', 'test-runner'];
 
-const VERBS = ['Fix', 'Add', 'Refactor', 'Investigate', 'Speed up', 'Document', 'Remove', 'Migrate'];
+const VERBS = [
+  'Fix',
+  'Add',
+  'Refactor',
+  'Investigate',
+  'Speed up',
+  'Document',
+  'Remove',
+  'Migrate',
+];
 const SUBJECTS = [
   'flaky retry in webhook handler',
   'pagination for the invoices endpoint',
@@ -185,7 +194,11 @@ function timingFor(kind: Kind, nowMs: number, rng: SeededRandom): Timing {
     default: {
       const endedAtMs = nowMs - rng.int(10, 45 * 24 * 60) * MINUTE_MS;
       const lastActivityAtMs = endedAtMs - rng.int(0, 90) * 1000;
-      return { startedAtMs: lastActivityAtMs - rng.int(2, 240) * MINUTE_MS, lastActivityAtMs, endedAtMs };
+      return {
+        startedAtMs: lastActivityAtMs - rng.int(2, 240) * MINUTE_MS,
+        lastActivityAtMs,
+        endedAtMs,
+      };
     }
   }
 }
@@ -206,7 +219,11 @@ const STORED_STATUS: Readonly<Record<Kind, string>> = {
   idleInactive: 'inactive',
 };
 
-function splitUses(total: number, tools: readonly string[], rng: SeededRandom): Record<string, number> {
+function splitUses(
+  total: number,
+  tools: readonly string[],
+  rng: SeededRandom,
+): Record<string, number> {
   const uses: Record<string, number> = {};
   for (let i = 0; i < total; i++) {
     // Skewed towards the first tools, like real runs (reads and edits dominate).
@@ -241,7 +258,10 @@ export function buildClosedloopSessions(
     const cacheWriteTokens = harness === 'claude-code' ? turnCount * r.int(500, 6_000) : 0;
     const [pIn, pOut, pRead, pWrite] = PRICES[model] ?? [3, 15, 0.3, 3.75];
     const estimatedCost = round4(
-      (inputTokens * pIn + outputTokens * pOut + cacheReadTokens * pRead + cacheWriteTokens * pWrite) /
+      (inputTokens * pIn +
+        outputTokens * pOut +
+        cacheReadTokens * pRead +
+        cacheWriteTokens * pWrite) /
         1_000_000,
     );
     const subagentCount = harness === 'claude-code' && !idle && r.bool(0.35) ? r.int(1, 3) : 0;

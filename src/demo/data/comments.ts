@@ -39,7 +39,10 @@ export interface TraceComment extends CommentAuthorFields {
     readonly startOffset: number;
     readonly endOffset: number;
     readonly sessionId: string;
-    readonly actor: { readonly name: string; readonly human: { readonly id: string; readonly name: string } | null };
+    readonly actor: {
+      readonly name: string;
+      readonly human: { readonly id: string; readonly name: string } | null;
+    };
   };
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -65,7 +68,8 @@ function collectStrings(value: unknown, out: string[]): void {
   }
   if (value && typeof value === 'object') {
     for (const [key, v] of Object.entries(value)) {
-      if ((key === 'text' || key === 'content') && typeof v === 'string' && v.trim().length >= 30) out.push(v);
+      if ((key === 'text' || key === 'content') && typeof v === 'string' && v.trim().length >= 30)
+        out.push(v);
       else collectStrings(v, out);
     }
   }
@@ -127,7 +131,12 @@ const BODIES = [
   'Note for the prompt library: ask for a dry run before `terraform apply`.',
   '<img src=x onerror=alert(1)> is what the agent wrote into the HTML — please sanitize.',
 ];
-const REPLIES = ['Agreed.', 'Fixed in the follow-up run.', 'I will open a ticket.', 'Not intended, reverting.'];
+const REPLIES = [
+  'Agreed.',
+  'Fixed in the follow-up run.',
+  'I will open a ticket.',
+  'Not intended, reverting.',
+];
 
 function authorFields(user: DemoUser): CommentAuthorFields {
   return { authorId: user.id, authorName: displayName(user), authorAvatarUrl: user.avatarUrl };
@@ -146,7 +155,8 @@ export function buildComments(
   let atMs = session.startedAtMs;
   for (let i = 0; i < count; i++) {
     const spot = rng.pick(spots);
-    const windowStart = spot.text.length > MAX_ANCHOR_TEXT ? rng.int(0, spot.text.length - MAX_ANCHOR_TEXT) : 0;
+    const windowStart =
+      spot.text.length > MAX_ANCHOR_TEXT ? rng.int(0, spot.text.length - MAX_ANCHOR_TEXT) : 0;
     const sourceText = spot.text.slice(windowStart, windowStart + MAX_ANCHOR_TEXT);
     const [startOffset, endOffset] = anchorRange(sourceText, rng);
     const author = rng.pick(people.users);
@@ -195,7 +205,10 @@ export function buildComments(
         endOffset,
         sessionId: session.id,
         actor: spot.human
-          ? { name: displayName(session.user), human: { id: session.user.id, name: displayName(session.user) } }
+          ? {
+              name: displayName(session.user),
+              human: { id: session.user.id, name: displayName(session.user) },
+            }
           : { name: session.harness, human: null },
       },
       createdAt,

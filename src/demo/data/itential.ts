@@ -14,10 +14,7 @@ export const ITENTIAL_STATUSES = [
 export type ItentialStatus = (typeof ITENTIAL_STATUSES)[number];
 
 export type ItentialEventType =
-  | 'AGENT_REASONING'
-  | 'TOOL_EXECUTION'
-  | 'PENDING_INFERENCE'
-  | 'SESSION_STATUS';
+  'AGENT_REASONING' | 'TOOL_EXECUTION' | 'PENDING_INFERENCE' | 'SESSION_STATUS';
 
 /** A raw platform event; `data` may be absent or null exactly as on the real platform. */
 export interface ItentialEvent {
@@ -44,11 +41,7 @@ export interface ItentialTurn {
 }
 
 export type ManualTaskViewType =
-  | 'ViewData'
-  | 'ViewHTML'
-  | 'InteractiveHTML'
-  | 'RenderJsonSchema'
-  | 'CustomWidget';
+  'ViewData' | 'ViewHTML' | 'InteractiveHTML' | 'RenderJsonSchema' | 'CustomWidget';
 
 export interface ManualTask {
   readonly work_item_id: string;
@@ -89,7 +82,9 @@ export interface ItentialData {
 
 /** Session ids chosen to demonstrate one behaviour each (for tests and demos). */
 export interface ItentialFixtures {
-  readonly runningWithTasks: Readonly<Record<'ViewData' | 'ViewHTML' | 'InteractiveHTML' | 'RenderJsonSchema', string>>;
+  readonly runningWithTasks: Readonly<
+    Record<'ViewData' | 'ViewHTML' | 'InteractiveHTML' | 'RenderJsonSchema', string>
+  >;
   readonly runningWithTwoTasks: string;
   readonly runningLookupFails: string;
   readonly runningNoTasks: string;
@@ -119,7 +114,13 @@ const STATUS_PLAN: readonly ItentialStatus[] = [
   ...Array<ItentialStatus>(3).fill('CANCELED'),
 ];
 
-const TOOL_NAMES = ['get_device_config', 'run_command_template', 'query_inventory', 'render_jinja2', 'start_workflow'];
+const TOOL_NAMES = [
+  'get_device_config',
+  'run_command_template',
+  'query_inventory',
+  'render_jinja2',
+  'start_workflow',
+];
 const DEVICES = ['core-sw-01', 'edge-rtr-02', 'dc1-fw-03', 'branch-ap-17', 'lab-sw-09'];
 
 function hex24(rng: SeededRandom): string {
@@ -134,7 +135,12 @@ interface EventBuilder {
   atMs: number;
 }
 
-function push(b: EventBuilder, rng: SeededRandom, type: ItentialEventType, data?: Record<string, unknown> | null): void {
+function push(
+  b: EventBuilder,
+  rng: SeededRandom,
+  type: ItentialEventType,
+  data?: Record<string, unknown> | null,
+): void {
   b.atMs += rng.int(200, 20_000);
   const event: ItentialEvent = {
     event_id: hex24(rng),
@@ -146,7 +152,12 @@ function push(b: EventBuilder, rng: SeededRandom, type: ItentialEventType, data?
   b.events.push(event);
 }
 
-function reasoning(b: EventBuilder, rng: SeededRandom, stopReason: string | undefined, text: string): void {
+function reasoning(
+  b: EventBuilder,
+  rng: SeededRandom,
+  stopReason: string | undefined,
+  text: string,
+): void {
   const duration = rng.int(400, 9_000);
   push(b, rng, 'AGENT_REASONING', stopReason === undefined ? {} : { stopReason, text });
   const input = rng.int(900, 12_000);
@@ -175,8 +186,17 @@ function failedTurn(b: EventBuilder, rng: SeededRandom): void {
     timestamp: b.events[b.events.length - 1]!.timestamp,
     event_type: 'failed',
     duration_ms: rng.int(100, 30_000),
-    token_usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0, total_tokens: 0 },
-    error: rng.pick(['Model provider returned 529 (overloaded)', 'Inference timed out after 30000 ms']),
+    token_usage: {
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_tokens: 0,
+      cache_creation_tokens: 0,
+      total_tokens: 0,
+    },
+    error: rng.pick([
+      'Model provider returned 529 (overloaded)',
+      'Inference timed out after 30000 ms',
+    ]),
   });
 }
 
@@ -202,7 +222,11 @@ function buildEvents(
       reasoning(b, rng, undefined, '');
     }
     reasoning(b, rng, 'tool_use', `Calling ${tool} for ${device} (step ${round + 1}).`);
-    push(b, rng, 'TOOL_EXECUTION', { tool, status: 'success', result: { device, lines: rng.int(3, 400) } });
+    push(b, rng, 'TOOL_EXECUTION', {
+      tool,
+      status: 'success',
+      result: { device, lines: rng.int(3, 400) },
+    });
     if (variant !== 'noEndTurn' && rng.bool(0.4)) {
       reasoning(b, rng, 'end_turn', `Checkpoint ${round + 1}: ${device} responded as expected.`);
     }
@@ -215,21 +239,26 @@ function buildEvents(
       'end_turn',
       `Finished: configuration for ${device} validated, ${rng.int(1, 9)} changes staged and verified.`,
     );
-    if (variant === 'trailingToolUse') reasoning(b, rng, 'tool_use', 'Preparing an optional follow-up check.');
+    if (variant === 'trailingToolUse')
+      reasoning(b, rng, 'tool_use', 'Preparing an optional follow-up check.');
   }
   if (status === 'FAILED') failedTurn(b, rng);
   if (status === 'RUNNING' || status === 'PAUSING') push(b, rng, 'PENDING_INFERENCE', null);
-  if (rng.bool(0.2)) reasoning(b, rng, 'max_tokens', 'The response was cut off at the token limit.');
+  if (rng.bool(0.2))
+    reasoning(b, rng, 'max_tokens', 'The response was cut off at the token limit.');
   if (terminal || status === 'PAUSED' || status === 'CANCELING') {
     push(b, rng, 'SESSION_STATUS', { status });
   }
   return b;
 }
 
-const TASK_SPECS: Readonly<Record<ManualTaskViewType, { title: string; body: (device: string) => string }>> = {
+const TASK_SPECS: Readonly<
+  Record<ManualTaskViewType, { title: string; body: (device: string) => string }>
+> = {
   ViewData: {
     title: 'Review proposed VLAN changes',
-    body: (d) => JSON.stringify({ device: d, add: ['vlan 210', 'vlan 211'], remove: ['vlan 99'] }, null, 2),
+    body: (d) =>
+      JSON.stringify({ device: d, add: ['vlan 210', 'vlan 211'], remove: ['vlan 99'] }, null, 2),
   },
   ViewHTML: {
     title: 'Approve maintenance window',
@@ -249,7 +278,10 @@ const TASK_SPECS: Readonly<Record<ManualTaskViewType, { title: string; body: (de
       JSON.stringify({
         type: 'object',
         required: ['contact'],
-        properties: { contact: { type: 'string', title: 'On-call contact' }, notes: { type: 'string' } },
+        properties: {
+          contact: { type: 'string', title: 'On-call contact' },
+          notes: { type: 'string' },
+        },
       }),
   },
   CustomWidget: {
@@ -280,7 +312,11 @@ function makeTask(
     header: `${spec.title} — ${device}`,
     message: `The workflow is paused until someone reviews the change for ${device}.`,
     body: spec.body(device),
-    variables: { device, change_id: `CHG-${rng.int(1000, 9999)}`, requested_by: 'network-automation' },
+    variables: {
+      device,
+      change_id: `CHG-${rng.int(1000, 9999)}`,
+      requested_by: 'network-automation',
+    },
     btn_success: 'Approve',
     btn_failure: options.btnFailure ?? 'Reject',
     state: 'pending',
@@ -296,7 +332,8 @@ export function buildItential(rng: SeededRandom, nowMs: number): ItentialData {
   const paused: ItentialSession[] = [];
   const sessions = order.map(({ status, i }): ItentialSession => {
     const r = rng.fork(`itential:${i}`);
-    const open = status === 'RUNNING' || status === 'PENDING' || status === 'PAUSING' || status === 'PAUSED';
+    const open =
+      status === 'RUNNING' || status === 'PENDING' || status === 'PAUSING' || status === 'PAUSED';
     const startedAtMs = nowMs - (open ? r.int(2, 180) : r.int(200, 30 * 24 * 60)) * MINUTE_MS;
     const completeIndex = complete.length;
     const variant =
@@ -312,7 +349,10 @@ export function buildItential(rng: SeededRandom, nowMs: number): ItentialData {
       agent_name: AGENTS[i % AGENTS.length]!,
       status,
       startedAtMs,
-      endAtMs: status === 'COMPLETE' || status === 'FAILED' || status === 'CANCELED' ? built.atMs + 1000 : null,
+      endAtMs:
+        status === 'COMPLETE' || status === 'FAILED' || status === 'CANCELED'
+          ? built.atMs + 1000
+          : null,
       events: built.events,
       turns: built.turns,
       manualTaskLookupFails: status === 'RUNNING' && runningIndex === 5,

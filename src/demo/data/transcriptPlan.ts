@@ -2,12 +2,7 @@ import type { SeededRandom } from '../random.ts';
 import type { ClosedloopSession } from './closedloopSessions.ts';
 
 export type Availability =
-  | 'available'
-  | 'stale'
-  | 'uploadPending'
-  | 'uploadFailed'
-  | 'permanentlyUnavailable'
-  | 'missing';
+  'available' | 'stale' | 'uploadPending' | 'uploadFailed' | 'permanentlyUnavailable' | 'missing';
 
 export const ALL_AVAILABILITIES: readonly Availability[] = [
   'available',
@@ -64,7 +59,11 @@ function mainAvailability(session: ClosedloopSession, rng: SeededRandom): Availa
 
 export function planTranscript(session: ClosedloopSession, rng: SeededRandom): TranscriptPlan {
   const format =
-    session.harness === 'claude-code' ? 'claude-code' : session.harness === 'codex' ? 'codex' : 'none';
+    session.harness === 'claude-code'
+      ? 'claude-code'
+      : session.harness === 'codex'
+        ? 'codex'
+        : 'none';
   const subagents = session.agentCount - 1;
   let main: Availability;
   let permanentFailureReason: string | null = null;

@@ -10,8 +10,18 @@ function xmlEscape(s: string): string {
 }
 
 /** An S3-style XML error document. */
-export function s3Error(status: number, code: string, message: string, extra: Record<string, string> = {}): BackendResponse {
-  const fields = Object.entries({ Code: code, Message: message, ...extra, RequestId: randomBytes(8).toString('hex').toUpperCase() })
+export function s3Error(
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, string> = {},
+): BackendResponse {
+  const fields = Object.entries({
+    Code: code,
+    Message: message,
+    ...extra,
+    RequestId: randomBytes(8).toString('hex').toUpperCase(),
+  })
     .map(([k, v]) => `<${k}>${xmlEscape(v)}</${k}>`)
     .join('');
   return {
@@ -47,8 +57,12 @@ function parseRange(header: string | undefined, size: number): ByteRange {
   return start > end || start >= size ? 'unsatisfiable' : { start, end };
 }
 
-function body(content: FileContent, range: { start: number; end: number } | undefined): BackendResponse['body'] {
-  if (content.kind === 'bytes') return range ? content.bytes.subarray(range.start, range.end + 1) : content.bytes;
+function body(
+  content: FileContent,
+  range: { start: number; end: number } | undefined,
+): BackendResponse['body'] {
+  if (content.kind === 'bytes')
+    return range ? content.bytes.subarray(range.start, range.end + 1) : content.bytes;
   return createReadStream(content.path, range ?? {});
 }
 
@@ -66,32 +80,55 @@ export class Downloads {
 
   async handle(req: InterceptedRequest): Promise<BackendResponse> {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return s3Error(405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
+      return s3Error(
+        405,
+        'MethodNotAllowed',
+        'The specified method is not allowed against this resource.',
+      );
     }
     const verified = this.signer.verify(req.url);
     if (!verified.ok) {
       if (verified.reason === 'expired') return expiredUrlResponse(verified.expiresSec);
       if (verified.reason === 'badSignature') {
-        return s3Error(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
+        return s3Error(
+          403,
+          'SignatureDoesNotMatch',
+          'The request signature we calculated does not match the signature you provided.',
+        );
       }
-      return s3Error(403, 'AccessDenied', 'Query-string authentication requires X-Amz-Date, X-Amz-Expires and X-Amz-Signature.');
+      return s3Error(
+        403,
+        'AccessDenied',
+        'Query-string authentication requires X-Amz-Date, X-Amz-Expires and X-Amz-Signature.',
+      );
     }
     const session = this.dataset.closedloop.byId.get(verified.ref.sessionId);
     const file = session ? await this.transcripts.file(session, verified.ref.fileKey) : undefined;
     const content = file?.content;
     if (!content) return s3Error(404, 'NoSuchKey', 'The specified key does not exist.');
     const rangeHeader = req.headers.range;
-    const range = parseRange(Array.isArray(rangeHeader) ? rangeHeader[0] : rangeHeader, content.byteSize);
+    const range = parseRange(
+      Array.isArray(rangeHeader) ? rangeHeader[0] : rangeHeader,
+      content.byteSize,
+    );
     if (range === 'unsatisfiable') {
-      return s3Error(416, 'InvalidRange', 'The requested range is not satisfiable', { ActualObjectSize: String(content.byteSize) });
+      return s3Error(416, 'InvalidRange', 'The requested range is not satisfiable', {
+        ActualObjectSize: String(content.byteSize),
+      });
     }
     const headers: Record<string, string> = {
       'content-type': 'application/x-ndjson',
       'accept-ranges': 'bytes',
       etag: `"${content.sha256.slice(0, 32)}"`,
       'content-length': String(range ? range.end - range.start + 1 : content.byteSize),
-      ...(range ? { 'content-range': `bytes ${range.start}-${range.end}/${content.byteSize}` } : {}),
+      ...(range
+        ? { 'content-range': `bytes ${range.start}-${range.end}/${content.byteSize}` }
+        : {}),
     };
-    return { status: range ? 206 : 200, headers, body: req.method === 'HEAD' ? Buffer.alloc(0) : body(content, range) };
+    return {
+      status: range ? 206 : 200,
+      headers,
+      body: req.method === 'HEAD' ? Buffer.alloc(0) : body(content, range),
+    };
   }
 }

@@ -7,7 +7,11 @@ export interface FileRef {
 
 export type VerifyResult =
   | { readonly ok: true; readonly ref: FileRef }
-  | { readonly ok: false; readonly reason: 'expired' | 'badSignature' | 'malformed'; readonly expiresSec?: number };
+  | {
+      readonly ok: false;
+      readonly reason: 'expired' | 'badSignature' | 'malformed';
+      readonly expiresSec?: number;
+    };
 
 /**
  * S3-style presigned download URLs: /files/<opaque>?X-Amz-Expires=<ttl>&X-Amz-Date=<s>&X-Amz-Signature=<hmac>.
@@ -36,15 +40,21 @@ export class UrlSigner {
     const issued = Number(url.searchParams.get('X-Amz-Date'));
     const ttl = Number(url.searchParams.get('X-Amz-Expires'));
     const signature = url.searchParams.get('X-Amz-Signature') ?? '';
-    if (!match || !Number.isInteger(issued) || !Number.isInteger(ttl) || !signature) return { ok: false, reason: 'malformed' };
+    if (!match || !Number.isInteger(issued) || !Number.isInteger(ttl) || !signature)
+      return { ok: false, reason: 'malformed' };
     const expected = Buffer.from(this.mac(url.pathname, issued, ttl));
     const given = Buffer.from(signature);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, reason: 'badSignature' };
+    if (expected.length !== given.length || !timingSafeEqual(expected, given))
+      return { ok: false, reason: 'badSignature' };
     const expiresSec = issued + ttl;
     if (Date.now() > expiresSec * 1000) return { ok: false, reason: 'expired', expiresSec };
     try {
-      const [sessionId, fileKey] = JSON.parse(Buffer.from(match[1]!, 'base64url').toString()) as [string, string];
-      if (typeof sessionId !== 'string' || typeof fileKey !== 'string') return { ok: false, reason: 'malformed' };
+      const [sessionId, fileKey] = JSON.parse(Buffer.from(match[1]!, 'base64url').toString()) as [
+        string,
+        string,
+      ];
+      if (typeof sessionId !== 'string' || typeof fileKey !== 'string')
+        return { ok: false, reason: 'malformed' };
       return { ok: true, ref: { sessionId, fileKey } };
     } catch {
       return { ok: false, reason: 'malformed' };
@@ -52,6 +62,8 @@ export class UrlSigner {
   }
 
   private mac(path: string, issuedSec: number, ttl: number): string {
-    return createHmac('sha256', this.secret).update(`GET\n${path}\n${issuedSec}\n${ttl}`).digest('hex');
+    return createHmac('sha256', this.secret)
+      .update(`GET\n${path}\n${issuedSec}\n${ttl}`)
+      .digest('hex');
   }
 }

@@ -57,7 +57,11 @@ export class McpEndpoint {
     for (const [path, groups] of Object.entries(MCP_PATHS)) {
       this.modern.set(
         path,
-        createMcpHandler(() => createToolServer(ctx, groups), { legacy: 'reject', responseMode: 'auto', onerror: () => {} }),
+        createMcpHandler(() => createToolServer(ctx, groups), {
+          legacy: 'reject',
+          responseMode: 'auto',
+          onerror: () => {},
+        }),
       );
     }
   }
@@ -72,7 +76,10 @@ export class McpEndpoint {
     if (!match || !sameSecret(match[1]!.trim(), this.token)) {
       return jsonResponse(
         401,
-        { error: 'invalid_token', error_description: match ? 'The bearer token is not valid' : 'A bearer token is required' },
+        {
+          error: 'invalid_token',
+          error_description: match ? 'The bearer token is not valid' : 'A bearer token is required',
+        },
         {
           'www-authenticate': match
             ? 'Bearer realm="reference-backend", error="invalid_token", error_description="The bearer token is not valid"'
@@ -98,18 +105,28 @@ export class McpEndpoint {
     }
     if (await isLegacyRequest(request.clone(), parsedBody)) {
       const server = createToolServer(this.ctx, groups);
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
       await server.connect(transport);
       try {
         return await toBackendResponse(
-          await transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody }),
+          await transport.handleRequest(
+            request,
+            parsedBody === undefined ? undefined : { parsedBody },
+          ),
         );
       } finally {
         void transport.close().catch(() => {});
         void server.close().catch(() => {});
       }
     }
-    return toBackendResponse(await this.modern.get(req.url.pathname)!.fetch(request, parsedBody === undefined ? undefined : { parsedBody }));
+    return toBackendResponse(
+      await this.modern
+        .get(req.url.pathname)!
+        .fetch(request, parsedBody === undefined ? undefined : { parsedBody }),
+    );
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,10 @@ import type { ToolContext } from './context.ts';
 import { okResult, READ_ONLY } from './results.ts';
 import { money } from './usage.ts';
 
-function countBy<T>(items: readonly T[], keys: (item: T) => Iterable<[string, number]>): Map<string, { total: number; sessions: number }> {
+function countBy<T>(
+  items: readonly T[],
+  keys: (item: T) => Iterable<[string, number]>,
+): Map<string, { total: number; sessions: number }> {
   const out = new Map<string, { total: number; sessions: number }>();
   for (const item of items) {
     for (const [key, n] of keys(item)) {
@@ -20,7 +23,10 @@ function countBy<T>(items: readonly T[], keys: (item: T) => Iterable<[string, nu
 }
 
 function sorted<T extends Record<string, unknown>>(rows: T[], by: keyof T, name: keyof T): T[] {
-  return rows.sort((a, b) => (b[by] as number) - (a[by] as number) || String(a[name]).localeCompare(String(b[name])));
+  return rows.sort(
+    (a, b) =>
+      (b[by] as number) - (a[by] as number) || String(a[name]).localeCompare(String(b[name])),
+  );
 }
 
 function agentTypes(s: ClosedloopSession): [string, number][] {
@@ -62,12 +68,20 @@ export function registerAnalytics(server: McpServer, ctx: ToolContext): void {
         viewerScope: filtered.viewerScope,
         totalSessions: sessions.length,
         byTool: sorted(
-          [...tools].map(([toolName, v]) => ({ toolName, useCount: v.total, sessionCount: v.sessions })),
+          [...tools].map(([toolName, v]) => ({
+            toolName,
+            useCount: v.total,
+            sessionCount: v.sessions,
+          })),
           'useCount',
           'toolName',
         ),
         byAgentType: sorted(
-          [...types].map(([agentType, v]) => ({ agentType, agentCount: v.total, sessionCount: v.sessions })),
+          [...types].map(([agentType, v]) => ({
+            agentType,
+            agentCount: v.total,
+            sessionCount: v.sessions,
+          })),
           'agentCount',
           'agentType',
         ),

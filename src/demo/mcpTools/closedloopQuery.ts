@@ -5,7 +5,14 @@ import type { ToolContext } from './context.ts';
 import { errorResult, isUuid } from './results.ts';
 
 /** Values a client may send as a status filter (seed 002). */
-export const STATUS_FILTERS = ['active', 'waiting', 'inactive', 'error', 'stale', 'unknown'] as const;
+export const STATUS_FILTERS = [
+  'active',
+  'waiting',
+  'inactive',
+  'error',
+  'stale',
+  'unknown',
+] as const;
 const RECOGNISED = new Set<string>(STATUS_FILTERS);
 
 /**
@@ -18,7 +25,8 @@ const RECOGNISED = new Set<string>(STATUS_FILTERS);
 export function deriveStatus(session: ClosedloopSession, nowMs: number): string {
   if (session.awaitingInput && session.endedAtMs === null) return 'waiting';
   if (!RECOGNISED.has(session.storedStatus)) return 'unknown';
-  if (session.storedStatus === 'active' && nowMs - session.lastActivityAtMs > STALE_AFTER_MS) return 'stale';
+  if (session.storedStatus === 'active' && nowMs - session.lastActivityAtMs > STALE_AFTER_MS)
+    return 'stale';
   return session.storedStatus;
 }
 
@@ -39,7 +47,10 @@ export const sharedFilterShape = {
     .optional()
     .describe('Defaults to "substantive" (excludes idle 0-turn/0-token/0-tool sessions)'),
   viewerScope: z.enum(['self', 'organization', 'team']).optional(),
-  teamId: z.string().optional().describe('UUID; required when viewerScope is "team", omit otherwise'),
+  teamId: z
+    .string()
+    .optional()
+    .describe('UUID; required when viewerScope is "team", omit otherwise'),
 };
 
 export interface SharedFilters {
@@ -57,10 +68,15 @@ export type Filtered =
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
-function parseBound(value: string | undefined, name: string, endOfDay: boolean): number | CallToolResult | undefined {
+function parseBound(
+  value: string | undefined,
+  name: string,
+  endOfDay: boolean,
+): number | CallToolResult | undefined {
   if (value === undefined) return undefined;
   const ms = Date.parse(DATE_ONLY.test(value) ? `${value}T00:00:00.000Z` : value);
-  if (Number.isNaN(ms)) return errorResult(400, 'validation_error', `${name} must be an ISO 8601 date or timestamp`);
+  if (Number.isNaN(ms))
+    return errorResult(400, 'validation_error', `${name} must be an ISO 8601 date or timestamp`);
   // A bare end date means the whole day ("on or before 2026-07-31").
   return endOfDay && DATE_ONLY.test(value) ? ms + 86_399_999 : ms;
 }
@@ -90,12 +106,19 @@ export function applySharedFilters(
   if (denied) return { ok: false, error: denied };
   const scope = filters.viewerScope ?? 'organization';
   if (scope === 'team' && filters.teamId === undefined) {
-    return { ok: false, error: errorResult(400, 'validation_error', 'teamId is required when viewerScope is "team"') };
+    return {
+      ok: false,
+      error: errorResult(400, 'validation_error', 'teamId is required when viewerScope is "team"'),
+    };
   }
   if (scope !== 'team' && filters.teamId !== undefined) {
     return {
       ok: false,
-      error: errorResult(400, 'validation_error', 'teamId must be omitted unless viewerScope is "team"'),
+      error: errorResult(
+        400,
+        'validation_error',
+        'teamId must be omitted unless viewerScope is "team"',
+      ),
     };
   }
   if (filters.teamId !== undefined) {
@@ -103,7 +126,10 @@ export function applySharedFilters(
       return { ok: false, error: errorResult(400, 'validation_error', 'teamId must be a UUID') };
     }
     if (!ctx.dataset.people.teams.some((t) => t.id === filters.teamId)) {
-      return { ok: false, error: errorResult(404, 'not_found', `Team ${filters.teamId} was not found`) };
+      return {
+        ok: false,
+        error: errorResult(404, 'not_found', `Team ${filters.teamId} was not found`),
+      };
     }
   }
   const from = parseBound(filters.startDate, 'startDate', false);
@@ -183,6 +209,10 @@ export function findSessionById(
     return { ok: false, error: errorResult(400, 'validation_error', 'sessionId must be a UUID') };
   }
   const session = ctx.dataset.closedloop.byId.get(sessionId.toLowerCase());
-  if (!session) return { ok: false, error: errorResult(404, 'not_found', `Agent session ${sessionId} was not found`) };
+  if (!session)
+    return {
+      ok: false,
+      error: errorResult(404, 'not_found', `Agent session ${sessionId} was not found`),
+    };
   return { ok: true, session };
 }

@@ -7,7 +7,8 @@ import { errorResult, isUuid, okResult, READ_ONLY } from './results.ts';
 export const DEFAULT_COMMENTS_LIMIT = 25;
 export const MAX_COMMENTS_LIMIT = 100;
 
-const SESSION_URL = /\/sessions\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/?$/i;
+const SESSION_URL =
+  /\/sessions\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/?$/i;
 
 export function registerComments(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
@@ -18,9 +19,18 @@ export function registerComments(server: McpServer, ctx: ToolContext): void {
         'List read-only trace comments for one agent session. Provide exactly one of sessionId or sessionUrl. ' +
         'Offset-based pagination; restart at offset 0 for a refreshed traversal.',
       inputSchema: z.object({
-        sessionId: z.string().optional().describe('UUID — the `id` from list-agent-sessions; SES-* slugs are not accepted'),
-        sessionUrl: z.string().optional().describe('Canonical Closedloop URL ending in /sessions/{uuid}'),
-        computeTargetId: z.string().optional().describe('Optional UUID for desktop-local session resolution'),
+        sessionId: z
+          .string()
+          .optional()
+          .describe('UUID — the `id` from list-agent-sessions; SES-* slugs are not accepted'),
+        sessionUrl: z
+          .string()
+          .optional()
+          .describe('Canonical Closedloop URL ending in /sessions/{uuid}'),
+        computeTargetId: z
+          .string()
+          .optional()
+          .describe('Optional UUID for desktop-local session resolution'),
         status: z.enum(['OPEN', 'RESOLVED']).optional(),
         limit: z.number().int().min(1).max(MAX_COMMENTS_LIMIT).optional(),
         offset: z.number().int().min(0).optional(),
@@ -31,7 +41,11 @@ export function registerComments(server: McpServer, ctx: ToolContext): void {
       const denied = monitoringError(ctx);
       if (denied) return denied;
       if ((args.sessionId === undefined) === (args.sessionUrl === undefined)) {
-        return errorResult(400, 'validation_error', 'Provide exactly one of sessionId or sessionUrl');
+        return errorResult(
+          400,
+          'validation_error',
+          'Provide exactly one of sessionId or sessionUrl',
+        );
       }
       if (args.computeTargetId !== undefined && !isUuid(args.computeTargetId)) {
         return errorResult(400, 'validation_error', 'computeTargetId must be a UUID');
@@ -45,7 +59,8 @@ export function registerComments(server: McpServer, ctx: ToolContext): void {
           return errorResult(400, 'validation_error', 'sessionUrl is not a valid URL');
         }
         const match = SESSION_URL.exec(path);
-        if (!match) return errorResult(400, 'validation_error', 'sessionUrl must end in /sessions/{uuid}');
+        if (!match)
+          return errorResult(400, 'validation_error', 'sessionUrl must end in /sessions/{uuid}');
         sessionId = match[1]!;
       }
       const found = findSessionById(ctx, sessionId!);

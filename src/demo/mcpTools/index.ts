@@ -17,7 +17,9 @@ import { registerUsage } from './usage.ts';
 export type ToolGroup = 'closedloop' | 'itential';
 export const TOOL_GROUPS: readonly ToolGroup[] = ['closedloop', 'itential'];
 
-const REGISTRARS: Readonly<Record<ToolGroup, readonly ((server: McpServer, ctx: ToolContext) => void)[]>> = {
+const REGISTRARS: Readonly<
+  Record<ToolGroup, readonly ((server: McpServer, ctx: ToolContext) => void)[]>
+> = {
   closedloop: [
     registerListAgentSessions,
     registerUsage,

@@ -11,7 +11,10 @@ export function manualTaskSummary(task: ManualTask, nowMs: number): Record<strin
     work_item_id: task.work_item_id,
     title: task.title,
     view_type: task.view_type,
-    waiting_age_seconds: task.created_at === null ? null : Math.max(0, Math.floor((nowMs - Date.parse(task.created_at)) / 1000)),
+    waiting_age_seconds:
+      task.created_at === null
+        ? null
+        : Math.max(0, Math.floor((nowMs - Date.parse(task.created_at)) / 1000)),
     completion_supported: COMPLETABLE.has(task.view_type),
   };
 }
@@ -45,13 +48,16 @@ export function registerItentialManualTasks(server: McpServer, ctx: ToolContext)
     'describe_manual_task',
     {
       title: 'Describe Manual Task',
-      description: 'Header, message, body, variables, button labels and owning session of a manual task.',
+      description:
+        'Header, message, body, variables, button labels and owning session of a manual task.',
       inputSchema: z.object({ work_item_id: z.string() }),
       annotations: READ_ONLY,
     },
     ({ work_item_id }) => {
       const task = find(ctx, work_item_id);
-      return task ? okResult(detail(task)) : errorResult(404, 'not_found', `Manual task ${work_item_id} was not found`);
+      return task
+        ? okResult(detail(task))
+        : errorResult(404, 'not_found', `Manual task ${work_item_id} was not found`);
     },
   );
 
@@ -67,20 +73,37 @@ export function registerItentialManualTasks(server: McpServer, ctx: ToolContext)
         finish_state: z.enum(['success', 'failure']),
         confirm: z.boolean().optional().default(false),
       }),
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
     },
     ({ work_item_id, finish_state, confirm }) => {
       const task = find(ctx, work_item_id);
       if (!task) return errorResult(404, 'not_found', `Manual task ${work_item_id} was not found`);
       if (task.state !== 'pending') {
-        return errorResult(409, 'already_completed', `Manual task ${work_item_id} was already completed (${task.finishState})`);
+        return errorResult(
+          409,
+          'already_completed',
+          `Manual task ${work_item_id} was already completed (${task.finishState})`,
+        );
       }
       if (!COMPLETABLE.has(task.view_type)) {
-        return errorResult(400, 'unsupported_view_type', `Manual tasks of view type ${task.view_type} cannot be completed through MCP`);
+        return errorResult(
+          400,
+          'unsupported_view_type',
+          `Manual tasks of view type ${task.view_type} cannot be completed through MCP`,
+        );
       }
       const label = finish_state === 'success' ? task.btn_success : task.btn_failure;
       if (finish_state === 'failure' && task.btn_failure === '') {
-        return errorResult(400, 'failure_not_allowed', 'This task has no failure button (btn_failure is empty); only "success" is allowed');
+        return errorResult(
+          400,
+          'failure_not_allowed',
+          'This task has no failure button (btn_failure is empty); only "success" is allowed',
+        );
       }
       if (!confirm) {
         return okResult({

@@ -38,26 +38,53 @@ function legacyMessage(event: ItentialEvent): Record<string, unknown> {
   const stopReason = event.data?.['stopReason'];
   switch (event.type) {
     case 'AGENT_REASONING':
-      if (stopReason === 'end_turn') return { type: 'inference-succeeded', category: 'inference', text: text(event), timestamp: event.timestamp };
-      if (stopReason === 'tool_use') return { type: 'tool-call', category: 'inference', text: text(event), timestamp: event.timestamp };
+      if (stopReason === 'end_turn')
+        return {
+          type: 'inference-succeeded',
+          category: 'inference',
+          text: text(event),
+          timestamp: event.timestamp,
+        };
+      if (stopReason === 'tool_use')
+        return {
+          type: 'tool-call',
+          category: 'inference',
+          text: text(event),
+          timestamp: event.timestamp,
+        };
       return { type: 'inference', category: null, text: text(event), timestamp: event.timestamp };
     case 'TOOL_EXECUTION':
-      return { type: 'tool-result', category: 'tool', text: JSON.stringify(event.data ?? null), timestamp: event.timestamp };
+      return {
+        type: 'tool-result',
+        category: 'tool',
+        text: JSON.stringify(event.data ?? null),
+        timestamp: event.timestamp,
+      };
     case 'PENDING_INFERENCE':
       return { type: 'inference-pending', category: null, text: null, timestamp: event.timestamp };
     case 'SESSION_STATUS':
-      return { type: 'session-status', category: 'status', text: String(event.data?.['status'] ?? ''), timestamp: event.timestamp };
+      return {
+        type: 'session-status',
+        category: 'status',
+        text: String(event.data?.['status'] ?? ''),
+        timestamp: event.timestamp,
+      };
   }
 }
 
-export function describeSession(ctx: ToolContext, session: ItentialSession): Record<string, unknown> {
+export function describeSession(
+  ctx: ToolContext,
+  session: ItentialSession,
+): Record<string, unknown> {
   const terminal = TERMINAL.has(session.status);
   if (ctx.state.legacyItentialShape) {
     const messages = session.events.map(legacyMessage);
     const last = messages.filter((m) => m['type'] === 'inference-succeeded').at(-1);
     return { ...header(session), output: terminal ? (last?.['text'] ?? null) : null, messages };
   }
-  const kept = session.events.filter((e) => e.type === 'AGENT_REASONING' && e.data?.['stopReason'] === 'end_turn');
+  const kept = session.events.filter(
+    (e) => e.type === 'AGENT_REASONING' && e.data?.['stopReason'] === 'end_turn',
+  );
   const nowMs = ctx.clock.nowMs();
   let pending: Record<string, unknown>[] | null = [];
   // The lookup only runs while RUNNING; a failed lookup is "unknown" (null), not "none".
@@ -88,7 +115,9 @@ export function registerItentialSessions(server: McpServer, ctx: ToolContext): v
     {
       title: 'Get Sessions',
       description: 'List agent sessions, optionally for one agent.',
-      inputSchema: z.object({ agent_name: z.string().optional().describe('Only sessions of this agent') }),
+      inputSchema: z.object({
+        agent_name: z.string().optional().describe('Only sessions of this agent'),
+      }),
       annotations: READ_ONLY,
     },
     ({ agent_name }) => {
@@ -102,7 +131,10 @@ export function registerItentialSessions(server: McpServer, ctx: ToolContext): v
           return { ...header(s), total_input_tokens: input, total_output_tokens: output };
         });
       // FastMCP wraps a list return value as {"result": [...]} in structured output.
-      return { content: [{ type: 'text', text: JSON.stringify(rows) }], structuredContent: { result: rows } };
+      return {
+        content: [{ type: 'text', text: JSON.stringify(rows) }],
+        structuredContent: { result: rows },
+      };
     },
   );
 
@@ -113,7 +145,9 @@ export function registerItentialSessions(server: McpServer, ctx: ToolContext): v
       description:
         'Get detailed information about a specific agent session, including the reasoning events whose ' +
         'data.stopReason is "end_turn", the final text output and pending manual tasks (null when unknown).',
-      inputSchema: z.object({ session_id: z.string().describe('The session ID to retrieve full details for') }),
+      inputSchema: z.object({
+        session_id: z.string().describe('The session ID to retrieve full details for'),
+      }),
       annotations: READ_ONLY,
     },
     ({ session_id }) => {

@@ -32,7 +32,9 @@ function fingerprint(args: Args): string {
     args.sessionId.toLowerCase(),
     args.status ?? 'completed',
     args.summary ?? null,
-    args.acknowledgedInstructionIds === undefined ? null : [...args.acknowledgedInstructionIds].sort(),
+    args.acknowledgedInstructionIds === undefined
+      ? null
+      : [...args.acknowledgedInstructionIds].sort(),
     args.requestReview ?? false,
   ]);
 }
@@ -48,7 +50,12 @@ export function registerSessionComplete(server: McpServer, ctx: ToolContext): vo
         'instruction is still waiting. Older clients may omit this field, and any remaining instructions will ' +
         'close visibly as unacknowledged.',
       inputSchema,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: true,
+      },
     },
     (args) => {
       const fp = fingerprint(args);
@@ -65,20 +72,34 @@ export function registerSessionComplete(server: McpServer, ctx: ToolContext): vo
       if (!found.ok) return found.error;
       const session = found.session;
       if (session.endedAtMs !== null) {
-        return errorResult(409, 'session_ended', `Session ${session.slug} has already ended; nothing was changed`);
+        return errorResult(
+          409,
+          'session_ended',
+          `Session ${session.slug} has already ended; nothing was changed`,
+        );
       }
       const status = args.status ?? 'completed';
       if (args.requestReview && status !== 'completed') {
-        return errorResult(400, 'validation_error', 'requestReview applies only when status is "completed"');
+        return errorResult(
+          400,
+          'validation_error',
+          'requestReview applies only when status is "completed"',
+        );
       }
-      const instructions = ctx.dataset.closedloop.instructions.filter((i) => i.sessionId === session.id);
+      const instructions = ctx.dataset.closedloop.instructions.filter(
+        (i) => i.sessionId === session.id,
+      );
       const pending = instructions.filter((i) => i.state === 'pending');
       const acknowledged = args.acknowledgedInstructionIds;
       if (acknowledged !== undefined) {
         const known = new Set(instructions.map((i) => i.id));
         const unknown = acknowledged.filter((id) => !known.has(id));
         if (unknown.length > 0) {
-          return errorResult(400, 'unknown_instruction', `Unknown instruction id(s) for this session: ${unknown.join(', ')}`);
+          return errorResult(
+            400,
+            'unknown_instruction',
+            `Unknown instruction id(s) for this session: ${unknown.join(', ')}`,
+          );
         }
         const missing = pending.filter((i) => !acknowledged.includes(i.id)).map((i) => i.id);
         if (missing.length > 0) {

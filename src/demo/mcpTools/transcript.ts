@@ -14,7 +14,9 @@ export function registerTranscript(server: McpServer, ctx: ToolContext): void {
         "Read access to a session's archived transcript files: the main run file plus any subagent sidechain " +
         'files. Each file has a short-lived signed URL when its availability is available or stale.',
       inputSchema: z.object({
-        sessionId: z.string().describe('UUID — the `id` field returned by list-agent-sessions (NOT the SES-* slug)'),
+        sessionId: z
+          .string()
+          .describe('UUID — the `id` field returned by list-agent-sessions (NOT the SES-* slug)'),
       }),
       annotations: READ_ONLY,
     },
@@ -31,7 +33,9 @@ export function registerTranscript(server: McpServer, ctx: ToolContext): void {
           return {
             fileKey: f.fileKey,
             availability: f.availability,
-            url: served ? ctx.signer.sign(ctx.baseUrl(), { sessionId: found.session.id, fileKey: f.fileKey }) : null,
+            url: served
+              ? ctx.signer.sign(ctx.baseUrl(), { sessionId: found.session.id, fileKey: f.fileKey })
+              : null,
             byteSize: served ? f.content!.byteSize : null,
             rawSha256: served ? f.content!.sha256 : null,
             uploadedAt: iso(f.uploadedAtMs),

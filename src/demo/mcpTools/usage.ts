@@ -16,7 +16,14 @@ interface Totals {
 }
 
 function emptyTotals(): Totals {
-  return { sessionCount: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, estimatedCost: 0 };
+  return {
+    sessionCount: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    estimatedCost: 0,
+  };
 }
 
 function add(t: Totals, s: ClosedloopSession): void {
@@ -47,7 +54,9 @@ function breakdown<K extends string>(
     add(group.totals, s);
   }
   return [...groups.entries()]
-    .sort((a, b) => b[1].totals.estimatedCost - a[1].totals.estimatedCost || a[0].localeCompare(b[0]))
+    .sort(
+      (a, b) => b[1].totals.estimatedCost - a[1].totals.estimatedCost || a[0].localeCompare(b[0]),
+    )
     .map(([key, { totals, extra: more }]) => ({
       [field]: key,
       ...more,
@@ -88,10 +97,15 @@ export function registerUsage(server: McpServer, ctx: ToolContext): void {
         totalEstimatedCost: money(total.estimatedCost),
         subscriptionEstimatedCost: money(subscription),
         apiEstimatedCost: money(total.estimatedCost - subscription),
-        byUser: breakdown(sessions, 'userId', (s) => s.user.id, (s) => ({
-          email: s.user.email,
-          name: displayName(s.user),
-        })),
+        byUser: breakdown(
+          sessions,
+          'userId',
+          (s) => s.user.id,
+          (s) => ({
+            email: s.user.email,
+            name: displayName(s.user),
+          }),
+        ),
         byModel: breakdown(sessions, 'model', (s) => s.model),
         byHarness: breakdown(sessions, 'harness', (s) => s.harness),
         byRepository: breakdown(sessions, 'repositoryFullName', (s) => s.repositoryFullName),

@@ -32,7 +32,11 @@ export function outstandingCalls(events: readonly StoredAgentEvent[]): Record<st
   for (const { event } of events) {
     if (event.type === 'client_tool_pending' && Array.isArray(event['pending_calls'])) {
       for (const call of event['pending_calls'] as Record<string, unknown>[]) {
-        open.set(String(call['tool_call_id']), { ...call, event_id: event.id, created_at: event.created_at });
+        open.set(String(call['tool_call_id']), {
+          ...call,
+          event_id: event.id,
+          created_at: event.created_at,
+        });
       }
     } else if (event.type === 'tool_output') {
       open.delete(String(event['tool_call_id']));
@@ -52,10 +56,12 @@ export class AgentsApi {
   }
 
   handle(req: InterceptedRequest, signal: AbortSignal): BackendResponse {
-    if (!authorized(req, this.deps.token)) return restError(401, 'Unauthorized: send a valid API key in the x-api-key header');
+    if (!authorized(req, this.deps.token))
+      return restError(401, 'Unauthorized: send a valid API key in the x-api-key header');
     const parts = req.url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     // parts: ['v2', 'agents', agentKey?, 'sessions'?, sessionKey?, sub?]
-    if (parts[0] !== 'v2' || parts[1] !== 'agents' || parts.length > 6) return restError(404, 'Not found');
+    if (parts[0] !== 'v2' || parts[1] !== 'agents' || parts.length > 6)
+      return restError(404, 'Not found');
     const params = req.url.searchParams;
     if (parts.length === 2) return this.only(req, 'GET') ?? this.listAgents(params);
     const agent = this.deps.data.agents.find((a) => a.key === parts[2]);
@@ -63,7 +69,8 @@ export class AgentsApi {
     if (parts.length === 3) return this.only(req, 'GET') ?? jsonResponse(200, agent);
     if (parts[3] !== 'sessions') return restError(404, 'Not found');
     const sessions = this.deps.data.sessions.get(agent.key) ?? [];
-    if (parts.length === 4) return this.only(req, 'GET') ?? this.listSessions(agent.key, sessions, params);
+    if (parts.length === 4)
+      return this.only(req, 'GET') ?? this.listSessions(agent.key, sessions, params);
     const session = sessions.find((s) => s.key === parts[4]);
     if (!session) return restError(404, `Session '${parts[4]}' not found for agent '${agent.key}'`);
     const events = this.deps.data.events.get(`${agent.key}/${session.key}`) ?? [];
@@ -87,11 +94,20 @@ export class AgentsApi {
   private listAgents(params: URLSearchParams): BackendResponse {
     const request = pageRequest(params, 'agents', SESSION_LIMIT.default, SESSION_LIMIT.max);
     if (!request.ok) return restError(400, request.message);
-    const { items, metadata } = page(this.deps.data.agents, request.offset, request.limit, 'agents');
+    const { items, metadata } = page(
+      this.deps.data.agents,
+      request.offset,
+      request.limit,
+      'agents',
+    );
     return jsonResponse(200, { agents: items, metadata });
   }
 
-  private listSessions(agentKey: string, sessions: readonly AgentSession[], params: URLSearchParams): BackendResponse {
+  private listSessions(
+    agentKey: string,
+    sessions: readonly AgentSession[],
+    params: URLSearchParams,
+  ): BackendResponse {
     const scope = `sessions:${agentKey}`;
     const request = pageRequest(params, scope, SESSION_LIMIT.default, SESSION_LIMIT.max);
     if (!request.ok) return restError(400, request.message);
@@ -99,7 +115,11 @@ export class AgentsApi {
     return jsonResponse(200, { sessions: items, metadata });
   }
 
-  private listEvents(session: AgentSession, events: readonly StoredAgentEvent[], params: URLSearchParams): BackendResponse {
+  private listEvents(
+    session: AgentSession,
+    events: readonly StoredAgentEvent[],
+    params: URLSearchParams,
+  ): BackendResponse {
     const includeHidden = params.get('include_hidden') === 'true';
     const scope = `events:${session.agent_key}/${session.key}:${includeHidden}`;
     const request = pageRequest(params, scope, EVENT_LIMIT.default, EVENT_LIMIT.max);
@@ -123,7 +143,10 @@ export class AgentsApi {
     }
     const type = (body as { type?: unknown } | null)?.type;
     if (type !== 'interrupt') {
-      return restError(400, `Unsupported event type '${String(type)}'; this backend accepts only 'interrupt'`);
+      return restError(
+        400,
+        `Unsupported event type '${String(type)}'; this backend accepts only 'interrupt'`,
+      );
     }
     if (session.status !== 'running') return restError(400, 'Nothing to interrupt');
     // The request already timed out: a late handler must not change anything.

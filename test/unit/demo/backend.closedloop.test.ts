@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import type { ReferenceBackend } from '../../../src/demo/server.ts';
-import { callTool, connectMcp, FIXED_NOW, startTestBackend, type LooseJson } from '../../support/backend.ts';
+import {
+  callTool,
+  connectMcp,
+  FIXED_NOW,
+  startTestBackend,
+  type LooseJson,
+} from '../../support/backend.ts';
 
 const HOUR = 3_600_000;
 
@@ -33,7 +39,11 @@ describe('list-agent-sessions', () => {
     const seen = new Set<string>();
     let total: number | undefined;
     for (let offset = 0; ; offset += 37) {
-      const { json } = await callTool(client, 'list-agent-sessions', { limit: 37, offset, quality: 'all' });
+      const { json } = await callTool(client, 'list-agent-sessions', {
+        limit: 37,
+        offset,
+        quality: 'all',
+      });
       total ??= json.total;
       assert.equal(json.total, total);
       assert.equal(json.returned, json.items.length);
@@ -49,9 +59,27 @@ describe('list-agent-sessions', () => {
     const { json } = await callTool(client, 'list-agent-sessions', { limit: 5 });
     const row = json.items[0];
     for (const field of [
-      'id', 'slug', 'externalSessionId', 'name', 'status', 'harness', 'model', 'repositoryFullName',
-      'baseBranch', 'startedAt', 'lastActivityAt', 'endedAt', 'estimatedCost', 'inputTokens', 'outputTokens',
-      'cacheReadTokens', 'cacheWriteTokens', 'agentCount', 'toolUseCount', 'errorCount', 'user',
+      'id',
+      'slug',
+      'externalSessionId',
+      'name',
+      'status',
+      'harness',
+      'model',
+      'repositoryFullName',
+      'baseBranch',
+      'startedAt',
+      'lastActivityAt',
+      'endedAt',
+      'estimatedCost',
+      'inputTokens',
+      'outputTokens',
+      'cacheReadTokens',
+      'cacheWriteTokens',
+      'agentCount',
+      'toolUseCount',
+      'errorCount',
+      'user',
     ]) {
       assert.ok(field in row, `missing ${field}`);
     }
@@ -76,9 +104,11 @@ describe('list-agent-sessions', () => {
   it('derives status at read time, including unknown, waiting and stale', async () => {
     const all = await listAll({ quality: 'all' });
     const statuses = new Set(all.map((r) => r.status));
-    for (const s of ['active', 'waiting', 'inactive', 'error', 'stale', 'unknown']) assert.ok(statuses.has(s), s);
+    for (const s of ['active', 'waiting', 'inactive', 'error', 'stale', 'unknown'])
+      assert.ok(statuses.has(s), s);
     // No raw stored spelling leaks through.
-    for (const raw of ['completed', 'abandoned', 'paused_by_admin']) assert.ok(!statuses.has(raw), raw);
+    for (const raw of ['completed', 'abandoned', 'paused_by_admin'])
+      assert.ok(!statuses.has(raw), raw);
     for (const row of all.filter((r) => r.status === 'stale')) {
       assert.equal(row.endedAt, null);
       assert.ok(FIXED_NOW.getTime() - Date.parse(row.lastActivityAt) > HOUR);
@@ -86,14 +116,19 @@ describe('list-agent-sessions', () => {
     for (const row of all.filter((r) => r.status === 'active')) {
       assert.ok(FIXED_NOW.getTime() - Date.parse(row.lastActivityAt) <= HOUR);
     }
-    const unrecognisedButWaiting = all.find((r) => r.id === backend.fixtures.closedloop.unrecognisedButWaiting);
+    const unrecognisedButWaiting = all.find(
+      (r) => r.id === backend.fixtures.closedloop.unrecognisedButWaiting,
+    );
     assert.equal(unrecognisedButWaiting?.status, 'waiting');
   });
 
   it('applies the status filter to the stored value, so returned statuses can differ', async () => {
     const active = await listAll({ status: 'active', quality: 'all' });
     const returned = new Set(active.map((r) => r.status));
-    assert.ok(returned.has('stale') && returned.has('waiting') && returned.has('active'), [...returned].join());
+    assert.ok(
+      returned.has('stale') && returned.has('waiting') && returned.has('active'),
+      [...returned].join(),
+    );
     assert.equal((await listAll({ status: 'unknown', quality: 'all' })).length, 0);
     const inactive = await listAll({ status: 'inactive' });
     assert.ok(inactive.length > 50);
@@ -134,12 +169,19 @@ describe('list-agent-sessions', () => {
     assert.equal(missing.isError, true);
     assert.match(missing.text, /teamId is required/);
     const teamId = '00000000-0000-4000-8000-000000000000';
-    for (const args of [{ viewerScope: 'self', teamId }, { viewerScope: 'organization', teamId }, { teamId }]) {
+    for (const args of [
+      { viewerScope: 'self', teamId },
+      { viewerScope: 'organization', teamId },
+      { teamId },
+    ]) {
       const result = await callTool(client, 'list-agent-sessions', args);
       assert.equal(result.isError, true, JSON.stringify(args));
       assert.match(result.text, /teamId must be omitted/);
     }
-    const unknownTeam = await callTool(client, 'list-agent-sessions', { viewerScope: 'team', teamId });
+    const unknownTeam = await callTool(client, 'list-agent-sessions', {
+      viewerScope: 'team',
+      teamId,
+    });
     assert.equal(unknownTeam.isError, true);
     assert.match(unknownTeam.text, /404/);
   });
@@ -149,12 +191,18 @@ describe('list-agent-sessions', () => {
     const org = await listAll({ viewerScope: 'organization' });
     assert.ok(self.length > 0 && self.length < org.length);
     assert.equal(new Set(self.map((r) => r.user.id)).size, 1);
-    const { json } = await callTool(client, 'list-agent-sessions', { viewerScope: 'self', limit: 1 });
+    const { json } = await callTool(client, 'list-agent-sessions', {
+      viewerScope: 'self',
+      limit: 1,
+    });
     assert.equal(json.viewerScope, 'self');
     const teamId = backend.fixtures.closedloop.viewerTeamId;
     const team = await listAll({ viewerScope: 'team', teamId });
     assert.ok(team.length > 0 && team.length < org.length);
-    assert.ok(self.every((row) => team.some((t) => t.id === row.id)), 'the viewer is a member of the team');
+    assert.ok(
+      self.every((row) => team.some((t) => t.id === row.id)),
+      'the viewer is a member of the team',
+    );
   });
 });
 
@@ -165,22 +213,42 @@ describe('usage and analytics', () => {
     const { json, isError } = await callTool(client, 'get-agent-session-usage', args);
     assert.equal(isError, false);
     assert.equal(json.totalSessions, rows.length);
-    assert.equal(json.totalInputTokens, rows.reduce((n, r) => n + r.inputTokens, 0));
-    assert.equal(json.totalOutputTokens, rows.reduce((n, r) => n + r.outputTokens, 0));
-    assert.ok(Math.abs(json.subscriptionEstimatedCost + json.apiEstimatedCost - json.totalEstimatedCost) < 0.001);
+    assert.equal(
+      json.totalInputTokens,
+      rows.reduce((n, r) => n + r.inputTokens, 0),
+    );
+    assert.equal(
+      json.totalOutputTokens,
+      rows.reduce((n, r) => n + r.outputTokens, 0),
+    );
+    assert.ok(
+      Math.abs(json.subscriptionEstimatedCost + json.apiEstimatedCost - json.totalEstimatedCost) <
+        0.001,
+    );
     assert.equal(json.byHarness.length, 1);
-    assert.equal(json.byUser.reduce((n: number, u: LooseJson) => n + u.sessionCount, 0), rows.length);
-    for (const key of ['byUser', 'byModel', 'byHarness', 'byRepository']) assert.ok(Array.isArray(json[key]), key);
+    assert.equal(
+      json.byUser.reduce((n: number, u: LooseJson) => n + u.sessionCount, 0),
+      rows.length,
+    );
+    for (const key of ['byUser', 'byModel', 'byHarness', 'byRepository'])
+      assert.ok(Array.isArray(json[key]), key);
   });
 
   it('analytics windows on startedAt while usage windows on lastActivityAt', async () => {
     const window = { startDate: '2026-07-10T00:00:00Z', endDate: '2026-07-20T00:00:00Z' };
     const everything = await listAll();
-    const inWindow = (iso: string) => iso >= '2026-07-10T00:00:00.000Z' && iso <= '2026-07-20T00:00:00.000Z';
+    const inWindow = (iso: string) =>
+      iso >= '2026-07-10T00:00:00.000Z' && iso <= '2026-07-20T00:00:00.000Z';
     const analytics = await callTool(client, 'get-agent-session-analytics', window);
     const usage = await callTool(client, 'get-agent-session-usage', window);
-    assert.equal(analytics.json.totalSessions, everything.filter((r) => inWindow(r.startedAt)).length);
-    assert.equal(usage.json.totalSessions, everything.filter((r) => inWindow(r.lastActivityAt)).length);
+    assert.equal(
+      analytics.json.totalSessions,
+      everything.filter((r) => inWindow(r.startedAt)).length,
+    );
+    assert.equal(
+      usage.json.totalSessions,
+      everything.filter((r) => inWindow(r.lastActivityAt)).length,
+    );
     for (const key of ['byTool', 'byAgentType', 'byRepository', 'byProject']) {
       assert.ok(Array.isArray(analytics.json[key]) && analytics.json[key].length > 0, key);
     }
@@ -205,7 +273,11 @@ describe('monitoring access', () => {
   it('answers the reporting tools with a 403 tool error while other tools keep working', async () => {
     backend.setMonitoringEnabled(false);
     try {
-      for (const name of ['list-agent-sessions', 'get-agent-session-usage', 'get-agent-session-analytics']) {
+      for (const name of [
+        'list-agent-sessions',
+        'get-agent-session-usage',
+        'get-agent-session-analytics',
+      ]) {
         const result = await callTool(client, name, {});
         assert.equal(result.isError, true, name);
         assert.match(result.text, /^Error 403 \(monitoring_disabled\)/);

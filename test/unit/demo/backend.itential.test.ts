@@ -27,14 +27,24 @@ describe('Itential sessions', () => {
     assert.deepEqual((result.structured as LooseJson).result, rows);
     assert.deepEqual(
       new Set(rows.map((r) => r.status)),
-      new Set(['PENDING', 'RUNNING', 'PAUSING', 'PAUSED', 'COMPLETE', 'FAILED', 'CANCELING', 'CANCELED']),
+      new Set([
+        'PENDING',
+        'RUNNING',
+        'PAUSING',
+        'PAUSED',
+        'COMPLETE',
+        'FAILED',
+        'CANCELING',
+        'CANCELED',
+      ]),
     );
     for (const row of rows) {
       assert.equal(typeof row.total_input_tokens, 'number');
       assert.equal(row.end_time === null, !['COMPLETE', 'FAILED', 'CANCELED'].includes(row.status));
     }
     const agent = rows[0].agent_name;
-    const filtered = (await callTool(client, 'get_sessions', { agent_name: agent })).json as LooseJson[];
+    const filtered = (await callTool(client, 'get_sessions', { agent_name: agent }))
+      .json as LooseJson[];
     assert.ok(filtered.length > 0 && filtered.every((r) => r.agent_name === agent));
   });
 
@@ -44,13 +54,19 @@ describe('Itential sessions', () => {
     assert.ok(trailing.reasoning_events.length >= 1);
     for (const event of trailing.reasoning_events) {
       assert.equal(typeof event.text, 'string');
-      assert.ok(!/Calling |optional follow-up|cut off/.test(event.text), `a non-end_turn event leaked: ${event.text}`);
+      assert.ok(
+        !/Calling |optional follow-up|cut off/.test(event.text),
+        `a non-end_turn event leaked: ${event.text}`,
+      );
     }
     // The last raw reasoning event is a tool_use step; output must skip it.
     assert.equal(trailing.output, trailing.reasoning_events.at(-1).text);
     assert.match(trailing.output, /^Finished:/);
     const sequence = trailing.reasoning_events.map((e: LooseJson) => e.sequence_number);
-    assert.deepEqual(sequence, [...sequence].sort((a, b) => a - b));
+    assert.deepEqual(
+      sequence,
+      [...sequence].sort((a, b) => a - b),
+    );
 
     const none = await describeSession(backend.fixtures.itential.completeNoEndTurn);
     assert.deepEqual(none.reasoning_events, []);
@@ -78,11 +94,18 @@ describe('Itential sessions', () => {
   it('reports token usage per turn with a consistent summary', async () => {
     const rows = (await callTool(client, 'get_sessions')).json as LooseJson[];
     const failed = rows.find((r) => r.status === 'FAILED');
-    const { json } = await callTool(client, 'describe_session_token_usage', { session_id: failed.session_id });
+    const { json } = await callTool(client, 'describe_session_token_usage', {
+      session_id: failed.session_id,
+    });
     assert.equal(json.summary.turn_count, json.turns.length);
-    assert.equal(json.summary.total_input_tokens, json.turns.reduce((n: number, t: LooseJson) => n + t.token_usage.input_tokens, 0));
+    assert.equal(
+      json.summary.total_input_tokens,
+      json.turns.reduce((n: number, t: LooseJson) => n + t.token_usage.input_tokens, 0),
+    );
     assert.equal(json.summary.total_input_tokens, failed.total_input_tokens);
-    assert.ok(json.turns.some((t: LooseJson) => t.event_type === 'failed' && typeof t.error === 'string'));
+    assert.ok(
+      json.turns.some((t: LooseJson) => t.event_type === 'failed' && typeof t.error === 'string'),
+    );
   });
 
   it('answers unknown ids with a tool error', async () => {
@@ -119,14 +142,25 @@ describe('Itential sessions', () => {
 });
 
 describe('Itential manual tasks', () => {
-  const taskOf = async (sessionId: string, index = 0) => (await describeSession(sessionId)).pending_manual_tasks[index];
+  const taskOf = async (sessionId: string, index = 0) =>
+    (await describeSession(sessionId)).pending_manual_tasks[index];
 
   it('describes a task with its untrusted body verbatim', async () => {
     const summary = await taskOf(backend.fixtures.itential.runningWithTasks.ViewHTML);
-    const { json } = await callTool(client, 'describe_manual_task', { work_item_id: summary.work_item_id });
+    const { json } = await callTool(client, 'describe_manual_task', {
+      work_item_id: summary.work_item_id,
+    });
     assert.equal(json.view_type, 'ViewHTML');
     assert.match(json.body, /<script>/);
-    for (const field of ['header', 'message', 'variables', 'btn_success', 'btn_failure', 'session_id', 'job_id']) {
+    for (const field of [
+      'header',
+      'message',
+      'variables',
+      'btn_success',
+      'btn_failure',
+      'session_id',
+      'job_id',
+    ]) {
       assert.ok(field in json, field);
     }
   });
@@ -134,20 +168,31 @@ describe('Itential manual tasks', () => {
   it('previews without confirm, applies once with confirm, and refuses a second completion', async () => {
     const sessionId = backend.fixtures.itential.runningWithTasks.ViewData;
     const { work_item_id } = await taskOf(sessionId);
-    const preview = await callTool(client, 'complete_manual_task', { work_item_id, finish_state: 'success' });
+    const preview = await callTool(client, 'complete_manual_task', {
+      work_item_id,
+      finish_state: 'success',
+    });
     assert.equal(preview.isError, false);
     assert.equal(preview.json.preview, true);
     assert.equal(preview.json.applied, false);
     assert.equal(backend.state.appliedManualTasks(work_item_id), 0);
     assert.equal((await describeSession(sessionId)).pending_manual_tasks.length, 1);
 
-    const applied = await callTool(client, 'complete_manual_task', { work_item_id, finish_state: 'failure', confirm: true });
+    const applied = await callTool(client, 'complete_manual_task', {
+      work_item_id,
+      finish_state: 'failure',
+      confirm: true,
+    });
     assert.equal(applied.json.applied, true);
     assert.equal(applied.json.button_label, 'Reject');
     assert.equal(backend.state.appliedManualTasks(work_item_id), 1);
     assert.deepEqual((await describeSession(sessionId)).pending_manual_tasks, []);
 
-    const again = await callTool(client, 'complete_manual_task', { work_item_id, finish_state: 'success', confirm: true });
+    const again = await callTool(client, 'complete_manual_task', {
+      work_item_id,
+      finish_state: 'success',
+      confirm: true,
+    });
     assert.equal(again.isError, true);
     assert.match(again.text, /already completed/);
     assert.equal(backend.state.appliedManualTasks(work_item_id), 1);
@@ -156,18 +201,32 @@ describe('Itential manual tasks', () => {
   it('refuses "failure" when btn_failure is empty, even as a preview', async () => {
     const work_item_id = backend.fixtures.itential.taskWithoutFailureButton;
     for (const confirm of [false, true]) {
-      const result = await callTool(client, 'complete_manual_task', { work_item_id, finish_state: 'failure', confirm });
+      const result = await callTool(client, 'complete_manual_task', {
+        work_item_id,
+        finish_state: 'failure',
+        confirm,
+      });
       assert.equal(result.isError, true);
       assert.match(result.text, /btn_failure is empty/);
     }
     assert.equal(backend.state.appliedManualTasks(work_item_id), 0);
-    const ok = await callTool(client, 'complete_manual_task', { work_item_id, finish_state: 'success', confirm: true });
+    const ok = await callTool(client, 'complete_manual_task', {
+      work_item_id,
+      finish_state: 'success',
+      confirm: true,
+    });
     assert.equal(ok.json.applied, true);
   });
 
   it('refuses view types MCP cannot complete', async () => {
-    const { work_item_id } = await taskOf(backend.fixtures.itential.runningWithTasks.RenderJsonSchema);
-    const result = await callTool(client, 'complete_manual_task', { work_item_id, finish_state: 'success', confirm: true });
+    const { work_item_id } = await taskOf(
+      backend.fixtures.itential.runningWithTasks.RenderJsonSchema,
+    );
+    const result = await callTool(client, 'complete_manual_task', {
+      work_item_id,
+      finish_state: 'success',
+      confirm: true,
+    });
     assert.equal(result.isError, true);
     assert.equal(backend.state.appliedManualTasks(work_item_id), 0);
   });

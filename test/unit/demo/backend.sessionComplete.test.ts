@@ -13,7 +13,11 @@ const pending = async (sessionId: string): Promise<LooseJson[]> =>
 
 /** Open sessions with at least `min` pending instructions, found through the tools. */
 async function sessionsWithInstructions(min: number): Promise<string[]> {
-  const { json } = await callTool(client, 'list-agent-sessions', { status: 'active', quality: 'all', limit: 100 });
+  const { json } = await callTool(client, 'list-agent-sessions', {
+    status: 'active',
+    quality: 'all',
+    limit: 100,
+  });
   const out: string[] = [];
   for (const row of json.items) if ((await pending(row.id)).length >= min) out.push(row.id);
   return out;
@@ -36,7 +40,12 @@ describe('session_complete', () => {
     assert.equal(schema.additionalProperties, false);
     assert.deepEqual([...schema.required].sort(), ['idempotencyKey', 'sessionId']);
     assert.deepEqual(Object.keys(schema.properties).sort(), [
-      'acknowledgedInstructionIds', 'idempotencyKey', 'requestReview', 'sessionId', 'status', 'summary',
+      'acknowledgedInstructionIds',
+      'idempotencyKey',
+      'requestReview',
+      'sessionId',
+      'status',
+      'summary',
     ]);
     const extra = await callTool(client, 'session_complete', {
       sessionId: backend.fixtures.closedloop.openWithoutInstructions,
@@ -44,7 +53,10 @@ describe('session_complete', () => {
       force: true,
     });
     assert.equal(extra.isError, true);
-    assert.equal(backend.state.appliedCompletions(backend.fixtures.closedloop.openWithoutInstructions), 0);
+    assert.equal(
+      backend.state.appliedCompletions(backend.fixtures.closedloop.openWithoutInstructions),
+      0,
+    );
   });
 
   it('applies once per idempotency key and replays the same result', async () => {
@@ -60,11 +72,17 @@ describe('session_complete', () => {
     const changed = await callTool(client, 'session_complete', { ...args, summary: 'Different' });
     assert.equal(changed.isError, true);
     assert.match(changed.text, /different arguments/);
-    const newKey = await callTool(client, 'session_complete', { ...args, idempotencyKey: randomUUID() });
+    const newKey = await callTool(client, 'session_complete', {
+      ...args,
+      idempotencyKey: randomUUID(),
+    });
     assert.equal(newKey.isError, true, 'a new intent on an ended session is refused');
     assert.equal(backend.state.appliedCompletions(sessionId), 1);
 
-    const { json } = await callTool(client, 'list-agent-sessions', { status: 'inactive', limit: 100 });
+    const { json } = await callTool(client, 'list-agent-sessions', {
+      status: 'inactive',
+      limit: 100,
+    });
     const row = json.items.find((r: LooseJson) => r.id === sessionId);
     assert.equal(row?.status, 'inactive');
     assert.notEqual(row?.endedAt, null);
@@ -74,7 +92,12 @@ describe('session_complete', () => {
     const sessionId = backend.fixtures.closedloop.withPendingInstructions;
     const before = await pending(sessionId);
     assert.ok(before.length >= 2);
-    assert.ok(before.every((i) => /^instr_/.test(i.id) && typeof i.text === 'string' && typeof i.processed === 'boolean'));
+    assert.ok(
+      before.every(
+        (i) =>
+          /^instr_/.test(i.id) && typeof i.text === 'string' && typeof i.processed === 'boolean',
+      ),
+    );
     const partial = await callTool(client, 'session_complete', {
       sessionId,
       idempotencyKey: randomUUID(),
@@ -92,7 +115,10 @@ describe('session_complete', () => {
       requestReview: true,
     });
     assert.equal(complete.isError, false, complete.text);
-    assert.deepEqual([...complete.json.acknowledgedInstructionIds].sort(), before.map((i) => i.id).sort());
+    assert.deepEqual(
+      [...complete.json.acknowledgedInstructionIds].sort(),
+      before.map((i) => i.id).sort(),
+    );
     assert.deepEqual(complete.json.unacknowledgedInstructionIds, []);
     assert.equal(complete.json.reviewRequested, true);
     assert.deepEqual(await pending(sessionId), []);
@@ -101,16 +127,31 @@ describe('session_complete', () => {
 
   it('completes without acknowledgements and closes the remaining instructions visibly as unacknowledged', async () => {
     const fixtures = backend.fixtures.closedloop;
-    const reserved = new Set([fixtures.withPendingInstructions, ...Object.values(fixtures.mainAvailability)]);
+    const reserved = new Set([
+      fixtures.withPendingInstructions,
+      ...Object.values(fixtures.mainAvailability),
+    ]);
     const [sessionId] = (await sessionsWithInstructions(1)).filter((id) => !reserved.has(id));
     assert.ok(sessionId);
     const waiting = await pending(sessionId);
-    const result = await callTool(client, 'session_complete', { sessionId, idempotencyKey: randomUUID(), status: 'canceled' });
+    const result = await callTool(client, 'session_complete', {
+      sessionId,
+      idempotencyKey: randomUUID(),
+      status: 'canceled',
+    });
     assert.equal(result.isError, false, result.text);
     assert.equal(result.json.status, 'canceled');
-    assert.deepEqual([...result.json.unacknowledgedInstructionIds].sort(), waiting.map((i) => i.id).sort());
-    assert.ok(backend.state.instructions(sessionId).every((i) => i.state === 'closedUnacknowledged'));
-    assert.equal(backend.state.completion(sessionId)?.unacknowledgedInstructionIds.length, waiting.length);
+    assert.deepEqual(
+      [...result.json.unacknowledgedInstructionIds].sort(),
+      waiting.map((i) => i.id).sort(),
+    );
+    assert.ok(
+      backend.state.instructions(sessionId).every((i) => i.state === 'closedUnacknowledged'),
+    );
+    assert.equal(
+      backend.state.completion(sessionId)?.unacknowledgedInstructionIds.length,
+      waiting.length,
+    );
   });
 
   it('rejects unknown instruction ids, slugs, ended sessions and review on cancel', async () => {
@@ -128,7 +169,10 @@ describe('session_complete', () => {
       requestReview: true,
     });
     assert.equal(review.isError, true);
-    const slug = await callTool(client, 'session_complete', { sessionId: 'SES-4100', idempotencyKey: randomUUID() });
+    const slug = await callTool(client, 'session_complete', {
+      sessionId: 'SES-4100',
+      idempotencyKey: randomUUID(),
+    });
     assert.match(slug.text, /not the slug/);
     const ended = await callTool(client, 'session_complete', {
       sessionId: backend.fixtures.closedloop.mainAvailability.available,

@@ -15,7 +15,10 @@ async function transcript(sessionId: string, c: Client = client): Promise<LooseJ
   return result.json;
 }
 
-async function download(url: string, init?: RequestInit): Promise<{ status: number; bytes: Buffer; text: string }> {
+async function download(
+  url: string,
+  init?: RequestInit,
+): Promise<{ status: number; bytes: Buffer; text: string }> {
   const response = await fetch(url, init);
   const bytes = Buffer.from(await response.arrayBuffer());
   return { status: response.status, bytes, text: bytes.toString('utf8') };
@@ -26,7 +29,8 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 function stringsIn(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') out.push(value);
   else if (Array.isArray(value)) value.forEach((v) => stringsIn(v, out));
-  else if (value && typeof value === 'object') Object.values(value).forEach((v) => stringsIn(v, out));
+  else if (value && typeof value === 'object')
+    Object.values(value).forEach((v) => stringsIn(v, out));
   return out;
 }
 
@@ -92,18 +96,25 @@ describe('get-agent-session-transcript', () => {
 
   it('refuses a tampered signature and an unknown session id', async () => {
     const { files } = await transcript(backend.fixtures.closedloop.mainAvailability.available);
-    const tampered = files[0].url.replace(/X-Amz-Signature=([0-9a-f])/, (_: string, c: string) => `X-Amz-Signature=${c === '0' ? '1' : '0'}`);
+    const tampered = files[0].url.replace(
+      /X-Amz-Signature=([0-9a-f])/,
+      (_: string, c: string) => `X-Amz-Signature=${c === '0' ? '1' : '0'}`,
+    );
     const bad = await download(tampered);
     assert.equal(bad.status, 403);
     assert.match(bad.text, /SignatureDoesNotMatch/);
-    const unknown = await callTool(client, 'get-agent-session-transcript', { sessionId: '00000000-0000-4000-8000-000000000000' });
+    const unknown = await callTool(client, 'get-agent-session-transcript', {
+      sessionId: '00000000-0000-4000-8000-000000000000',
+    });
     assert.equal(unknown.isError, true);
     assert.match(unknown.text, /404/);
   });
 
   it('rejects the SES-* slug where the UUID is required', async () => {
     const { json } = await callTool(client, 'list-agent-sessions', { limit: 1 });
-    const result = await callTool(client, 'get-agent-session-transcript', { sessionId: json.items[0].slug });
+    const result = await callTool(client, 'get-agent-session-transcript', {
+      sessionId: json.items[0].slug,
+    });
     assert.equal(result.isError, true);
     assert.match(result.text, /not the slug/);
   });
@@ -136,7 +147,10 @@ describe('list-session-comments', () => {
     let offset = 0;
     let pages = 0;
     for (;;) {
-      const { json } = await callTool(client, 'list-session-comments', { sessionId: many(), offset });
+      const { json } = await callTool(client, 'list-session-comments', {
+        sessionId: many(),
+        offset,
+      });
       pages++;
       assert.equal(json.offset, offset);
       assert.equal(json.limit, 25);
@@ -154,23 +168,45 @@ describe('list-session-comments', () => {
   });
 
   it('filters by status and keeps resolver fields nullable', async () => {
-    const open = await callTool(client, 'list-session-comments', { sessionId: many(), status: 'OPEN', limit: 100 });
-    const resolved = await callTool(client, 'list-session-comments', { sessionId: many(), status: 'RESOLVED', limit: 100 });
+    const open = await callTool(client, 'list-session-comments', {
+      sessionId: many(),
+      status: 'OPEN',
+      limit: 100,
+    });
+    const resolved = await callTool(client, 'list-session-comments', {
+      sessionId: many(),
+      status: 'RESOLVED',
+      limit: 100,
+    });
     const all = await callTool(client, 'list-session-comments', { sessionId: many(), limit: 1 });
     assert.equal(open.json.total + resolved.json.total, all.json.total);
-    assert.ok(open.json.items.every((c: LooseJson) => c.status === 'OPEN' && c.resolvedAt === null && c.resolvedByName === null));
+    assert.ok(
+      open.json.items.every(
+        (c: LooseJson) => c.status === 'OPEN' && c.resolvedAt === null && c.resolvedByName === null,
+      ),
+    );
     assert.ok(resolved.json.items.every((c: LooseJson) => c.status === 'RESOLVED'));
     assert.ok(resolved.json.items.some((c: LooseJson) => c.resolvedByName !== null));
-    assert.ok(resolved.json.items.some((c: LooseJson) => c.resolvedByName === null), 'older rows lack resolver metadata');
+    assert.ok(
+      resolved.json.items.some((c: LooseJson) => c.resolvedByName === null),
+      'older rows lack resolver metadata',
+    );
     const everything = [...open.json.items, ...resolved.json.items];
     assert.ok(everything.some((c: LooseJson) => c.replies.length >= 2));
-    assert.ok(everything.every((c: LooseJson) => c.body.length <= 10_000 && c.anchor.sourceText.length <= 5_000));
+    assert.ok(
+      everything.every(
+        (c: LooseJson) => c.body.length <= 10_000 && c.anchor.sourceText.length <= 5_000,
+      ),
+    );
   });
 
   it('anchors point at text that occurs in the served transcript', async () => {
     const { files } = await transcript(many());
     const lines = (await download(files[0].url)).text.split('\n');
-    const { json } = await callTool(client, 'list-session-comments', { sessionId: many(), limit: 100 });
+    const { json } = await callTool(client, 'list-session-comments', {
+      sessionId: many(),
+      limit: 100,
+    });
     for (const comment of json.items) {
       const a = comment.anchor;
       assert.equal(a.anchorType, 'text');
@@ -178,7 +214,10 @@ describe('list-session-comments', () => {
       assert.equal(a.sourceText.slice(a.startOffset, a.endOffset), a.selectedText);
       assert.ok(a.selectedText.length > 0);
       const strings = stringsIn(JSON.parse(lines[a.row]!));
-      assert.ok(strings.some((s) => s.includes(a.sourceText)), `row ${a.row} holds the source text`);
+      assert.ok(
+        strings.some((s) => s.includes(a.sourceText)),
+        `row ${a.row} holds the source text`,
+      );
     }
   });
 
@@ -187,9 +226,14 @@ describe('list-session-comments', () => {
     const byUrl = await callTool(client, 'list-session-comments', { sessionUrl: url, limit: 3 });
     const byId = await callTool(client, 'list-session-comments', { sessionId: many(), limit: 3 });
     assert.deepEqual(byUrl.json, byId.json);
-    const both = await callTool(client, 'list-session-comments', { sessionId: many(), sessionUrl: url });
+    const both = await callTool(client, 'list-session-comments', {
+      sessionId: many(),
+      sessionUrl: url,
+    });
     const neither = await callTool(client, 'list-session-comments', {});
-    const badUrl = await callTool(client, 'list-session-comments', { sessionUrl: 'https://app.closedloop.ai/acme/runs/1' });
+    const badUrl = await callTool(client, 'list-session-comments', {
+      sessionUrl: 'https://app.closedloop.ai/acme/runs/1',
+    });
     for (const r of [both, neither, badUrl]) assert.equal(r.isError, true);
     assert.match(both.text, /exactly one/);
   });
@@ -200,6 +244,14 @@ describe('list-session-comments', () => {
     const none = await callTool(client, 'list-session-comments', {
       sessionId: backend.fixtures.closedloop.mainAvailability.missing,
     });
-    assert.deepEqual(none.json, { total: 0, offset: 0, limit: 25, returned: 0, hasMore: false, nextOffset: null, items: [] });
+    assert.deepEqual(none.json, {
+      total: 0,
+      offset: 0,
+      limit: 25,
+      returned: 0,
+      hasMore: false,
+      nextOffset: null,
+      items: [],
+    });
   });
 });
