@@ -78,15 +78,24 @@ function timestamps(
   }
 }
 
+/** Generated files kept in memory; older sessions are regenerated (identically) on demand. */
+const CACHE_BUDGET_BYTES = 96 * 1024 * 1024;
+
+function cachedBytes(files: readonly ArchivedFile[]): number {
+  return files.reduce((n, f) => n + (f.content?.kind === 'bytes' ? f.content.byteSize : 0), 0);
+}
+
 /**
  * Generates each session's transcript files on first request and keeps them, so
  * startup stays fast and byteSize/rawSha256 always describe the bytes served.
+ * Generation is deterministic, so evicting under the memory budget is safe.
  */
 export class TranscriptStore {
   private readonly dataset: Dataset;
   private readonly options: TranscriptStoreOptions;
   private readonly cache = new Map<string, Promise<ArchivedFile[]>>();
-  private readonly mainText = new Map<string, Promise<string | null>>();
+  private readonly sizes = new Map<string, number>();
+  private cachedTotal = 0;
   private tempDir: Promise<string> | undefined;
 
   constructor(dataset: Dataset, options: TranscriptStoreOptions) {
@@ -96,12 +105,19 @@ export class TranscriptStore {
 
   /** The session's archived files (main first), generating them on first use. */
   files(session: ClosedloopSession): Promise<ArchivedFile[]> {
-    let files = this.cache.get(session.id);
-    if (!files) {
-      files = this.generate(session);
-      this.cache.set(session.id, files);
-      files.catch(() => this.cache.delete(session.id));
+    const cached = this.cache.get(session.id);
+    if (cached) {
+      // Refresh recency: Map iteration order is insertion order.
+      this.cache.delete(session.id);
+      this.cache.set(session.id, cached);
+      return cached;
     }
+    const files = this.generate(session);
+    this.cache.set(session.id, files);
+    files.then(
+      (generated) => this.account(session.id, cachedBytes(generated)),
+      () => this.cache.delete(session.id),
+    );
     return files;
   }
 
@@ -110,21 +126,30 @@ export class TranscriptStore {
   }
 
   /** The main file's text for anchoring comments (not for the large file). */
-  mainTranscriptText(session: ClosedloopSession): Promise<string | null> {
-    let text = this.mainText.get(session.id);
-    if (!text) {
-      text = this.files(session).then((files) => {
-        const main = files[0]?.content;
-        return main?.kind === 'bytes' ? main.bytes.toString('utf8') : null;
-      });
-      this.mainText.set(session.id, text);
-    }
-    return text;
+  async mainTranscriptText(session: ClosedloopSession): Promise<string | null> {
+    const main = (await this.files(session))[0]?.content;
+    return main?.kind === 'bytes' ? main.bytes.toString('utf8') : null;
   }
 
   async close(): Promise<void> {
     const dir = await this.tempDir?.catch(() => undefined);
     if (dir) await rm(dir, { recursive: true, force: true });
+  }
+
+  private account(sessionId: string, bytes: number): void {
+    if (!this.cache.has(sessionId)) return;
+    this.sizes.set(sessionId, bytes);
+    this.cachedTotal += bytes;
+    for (const [id] of this.cache) {
+      if (this.cachedTotal <= CACHE_BUDGET_BYTES || id === sessionId) break;
+      const size = this.sizes.get(id);
+      // Still generating, or nothing in memory (the large file lives on disk and must
+      // not be rewritten under a download in progress).
+      if (size === undefined || size === 0) continue;
+      this.cache.delete(id);
+      this.sizes.delete(id);
+      this.cachedTotal -= size;
+    }
   }
 
   private plan(session: ClosedloopSession): TranscriptPlan {

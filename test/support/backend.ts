@@ -95,3 +95,8 @@ export function restFetch(
     },
   });
 }
+
+/** A response body as loosely typed JSON (fetch types it as unknown). */
+export async function readJson(response: Response): Promise<LooseJson> {
+  return response.json();
+}

@@ -109,6 +109,18 @@ try {
     await page.waitForTimeout(800);
     await page.screenshot({ path: path.join(shots, '3-status-bar.png') });
   });
+
+  await step('clicking a session opens its panel with the details', async () => {
+    await sidebarRow(page, 'Waiting on you').click();
+    const first = page.locator('.part.sidebar .monaco-list-row[aria-level="2"]').first();
+    const label = (await first.locator('.label-name').innerText()).trim();
+    await first.click();
+    const panel = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    const title = await panel.locator('session-details h1').innerText({ timeout: 30_000 });
+    if (title.trim() !== label) throw new Error(`panel title ${JSON.stringify(title)} ≠ ${JSON.stringify(label)}`);
+    await panel.locator('session-details dt', { hasText: 'Raw status' }).waitFor();
+    await page.screenshot({ path: path.join(shots, '4-session-panel.png') });
+  });
 } catch {
   await page.screenshot({ path: path.join(shots, 'failure.png') }).catch(() => undefined);
   console.log(`  code-server log: ${server.logFile}`);

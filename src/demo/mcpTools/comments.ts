@@ -32,7 +32,12 @@ export function registerComments(server: McpServer, ctx: ToolContext): void {
           .optional()
           .describe('Optional UUID for desktop-local session resolution'),
         status: z.enum(['OPEN', 'RESOLVED']).optional(),
-        limit: z.number().int().min(1).max(MAX_COMMENTS_LIMIT).optional(),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe(`Maximum comments to return (at most ${MAX_COMMENTS_LIMIT})`),
         offset: z.number().int().min(0).optional(),
       }),
       annotations: READ_ONLY,
@@ -68,7 +73,8 @@ export function registerComments(server: McpServer, ctx: ToolContext): void {
       const all = await ctx.comments.comments(found.session);
       const matching = all.filter((c) => args.status === undefined || c.status === args.status);
       const offset = args.offset ?? 0;
-      const limit = args.limit ?? DEFAULT_COMMENTS_LIMIT;
+      // Larger limits are clamped, not refused: clients must follow hasMore anyway.
+      const limit = Math.min(args.limit ?? DEFAULT_COMMENTS_LIMIT, MAX_COMMENTS_LIMIT);
       const items = matching.slice(offset, offset + limit);
       const hasMore = offset + items.length < matching.length;
       return okResult({

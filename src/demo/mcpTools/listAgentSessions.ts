@@ -19,7 +19,12 @@ const inputSchema = z.object({
     .optional()
     .describe('"inactive" covers finished (non-failed) runs; compared with the stored status'),
   userId: z.string().optional().describe("UUID — filter to a single user's sessions"),
-  limit: z.number().int().min(1).max(MAX_LIST_LIMIT).optional(),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`Maximum sessions to return (at most ${MAX_LIST_LIMIT})`),
   offset: z.number().int().min(0).optional(),
 });
 
@@ -50,7 +55,11 @@ export function registerListAgentSessions(server: McpServer, ctx: ToolContext): 
         .filter((s) => args.userId === undefined || s.user.id === args.userId.toLowerCase())
         .sort((a, b) => b.lastActivityAtMs - a.lastActivityAtMs || a.id.localeCompare(b.id));
       const offset = args.offset ?? 0;
-      const page = rows.slice(offset, offset + (args.limit ?? DEFAULT_LIST_LIMIT));
+      // Larger limits are clamped, not refused: clients must page by total anyway.
+      const page = rows.slice(
+        offset,
+        offset + Math.min(args.limit ?? DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT),
+      );
       return okResult({
         items: page.map((s) => sessionRow(s, nowMs)),
         returned: page.length,

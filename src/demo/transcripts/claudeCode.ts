@@ -28,6 +28,7 @@ import {
   THINK_START,
   VERIFY_PROMPTS,
   allTestFiles,
+  countTests,
   base62,
   base64Blob,
   diffStat,
@@ -213,7 +214,8 @@ export class ClaudeSession {
   private scenarioPos = 0;
   private current: Scenario;
   private currentTestFile: string;
-  private currentTestContent: string;
+  /** Test files that gained regression tests, by scenario. */
+  private readonly addedTests = new Map<string, { file: string; tests: number }>();
   private promptUuid = '';
   private readonly backups = new Map<
     string,
@@ -250,7 +252,6 @@ export class ClaudeSession {
     });
     this.current = this.nextScenario();
     this.currentTestFile = this.current.testFile;
-    this.currentTestContent = patchedTest(this.project, this.current);
   }
 
   // ------------------------------------------------------------------ clock and lines
@@ -864,7 +865,7 @@ export class ClaudeSession {
       .join('\n');
     const report =
       type === 'Explore'
-        ? `Found ${hits.length} references to \`${s.symbol}\` outside its definition:\n\n${list}\n\n${callers.length ? `The production callers are ${callers.map((c) => `\`${c}\``).join(', ')}.` : 'Only the tests use it directly.'} ${s.compat}`
+        ? `Found ${hits.filter((h) => h.file !== s.file).length} references to \`${s.symbol}\` outside its definition:\n\n${list}\n\n${callers.length ? `The production callers are ${callers.map((c) => `\`${c}\``).join(', ')}.` : 'Only the tests use it directly.'} ${s.compat}`
         : `I checked the modules that do similar work (${toRead.map((f) => `\`${f}\``).join(', ')}). None of them has the same problem: the pattern in \`${s.file}\` is local to \`${s.symbol}\`.\n\nReferences for context:\n${list}`;
     steps.push({ text: report, calls: [] });
     return steps;
@@ -935,9 +936,8 @@ export class ClaudeSession {
       );
     }
     this.currentTestFile = testFile;
-    this.currentTestContent = testContent;
-    const tests =
-      (p.lang === 'ts' ? /^\s*it\(/gm : /^def test_/gm)[Symbol.match](testContent)?.length ?? 1;
+    this.addedTests.set(s.key, { file: testFile, tests: countTests(p, testContent) });
+    const tests = countTests(p, testContent);
 
     const steps: Step[] = [];
     const useTodos = rng.bool(0.3);
@@ -965,9 +965,13 @@ export class ClaudeSession {
       const taskCalls = Array.from({ length: tasks }, () => this.taskCall(s));
       steps.push({
         text:
-          tasks === 1
-            ? "I'll have a subagent map the other call sites while I read the implementation."
-            : `I'll run ${tasks} agents in parallel to survey the codebase while I read the implementation.`,
+          tasks > 1
+            ? `I'll run ${tasks} agents in parallel to survey the codebase while I read the implementation.`
+            : taskCalls[0]!.task!.type === 'Explore'
+              ? "I'll have a subagent map the other call sites while I read the implementation."
+              : taskCalls[0]!.task!.type === 'Plan'
+                ? "I'll ask a planning agent for a second opinion on the fix while I read the code."
+                : "I'll have an agent check the rest of the codebase for the same mistake while I read the implementation.",
         calls: [...taskCalls, reads[0]!],
       });
       steps.push({ calls: [reads[1]!] });
@@ -1072,13 +1076,7 @@ export class ClaudeSession {
     const rng = this.rng;
     const p = this.project;
     const s = this.current;
-    const extra = {
-      file: this.currentTestFile,
-      tests:
-        (p.lang === 'ts' ? /^\s*it\(/gm : /^def test_/gm)[Symbol.match](this.currentTestContent)
-          ?.length ?? 0,
-    };
-    const files = allTestFiles(p, extra);
+    const files = allTestFiles(p, [...this.addedTests.values()]);
     const total = files.reduce((n, f) => n + f.tests, 0);
     const steps: Step[] = [
       {
@@ -1146,7 +1144,7 @@ export class ClaudeSession {
             `git add ${s.file} ${testFile} && git commit -m "${s.commitMessage}"`,
             'Commit the fix',
             () =>
-              `[${this.o.gitBranch} ${sha}] ${s.commitMessage}\n 2 files changed, ${plus} insertions(+), ${minus} deletions(-)\n${testFile === s.testFile ? '' : ` create mode 100644 ${testFile}\n`}`,
+              `[${this.o.gitBranch} ${sha}] ${s.commitMessage}\n 2 files changed, ${plus} insertions(+), ${minus} deletion${minus === 1 ? '' : 's'}(-)\n${testFile === s.testFile ? '' : ` create mode 100644 ${testFile}\n`}`,
             0,
             [200, 1_500],
           ),

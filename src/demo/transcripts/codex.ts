@@ -17,6 +17,7 @@ import {
   QUESTIONS,
   VERIFY_PROMPTS,
   allTestFiles,
+  countTests,
   base62,
   base64Blob,
   estimateTokens,
@@ -357,8 +358,7 @@ class CodexWriter {
     const pick = <T>(a: readonly ((s: Scenario) => T)[]) => rng.pick(a)(s);
     const src = fileContent(p, s.file);
     const testContent = patchedTest(p, s);
-    const tests =
-      (p.lang === 'ts' ? /^\s*it\(/gm : /^def test_/gm)[Symbol.match](testContent)?.length ?? 1;
+    const tests = countTests(p, testContent);
     const needle = s.symbol.includes('.') ? s.symbol.split('.').pop()! : s.symbol;
     const dirs = p.lang === 'ts' ? 'src test' : 'ledger tests';
     const planSteps = ['Reproduce with a regression test', `Fix ${s.symbol}`, 'Run tests'];

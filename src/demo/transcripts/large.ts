@@ -14,8 +14,8 @@ export type LargeClaudeCodeTranscriptOptions = Omit<ClaudeCodeTranscriptOptions,
   targetBytes: number;
 };
 
-/** Yielded buffers are about this many characters (always whole lines). */
-const CHUNK_CHARS = 1 << 20;
+/** Yielded buffers are at most about this many bytes (always whole lines). */
+const CHUNK_BYTES = 1 << 20;
 /**
  * A little above the average size of one turn (~25 kB), used only to spread the Task calls
  * over the file: overestimating makes sure all of them are placed before the target is hit.
@@ -37,24 +37,28 @@ export async function* largeClaudeCodeTranscript(
   const estimatedTurns = Math.max(1, Math.ceil(target / TURN_BYTES_ESTIMATE));
   const every = subagents > 0 ? Math.max(1, Math.floor(estimatedTurns / subagents)) : 0;
   let spawned = 0;
-  let written = 0;
-  let pending: string[] = [];
-  let pendingChars = 0;
+  /** Bytes in yielded chunks plus bytes in `buf`. */
+  let total = 0;
+  let buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  let used = 0;
+  const ready: Buffer[] = [];
 
+  // Lines are encoded straight into a chunk-sized buffer (no join, no second copy). A line
+  // that might not fit (UTF-8 needs at most 3 bytes per UTF-16 unit) starts a new chunk.
   const take = (): void => {
     const lines = session.main.lines;
     for (let i = 0; i < lines.length; i++) {
-      pending.push(lines[i]!);
-      pendingChars += lines[i]!.length;
+      const line = lines[i]!;
+      if (used + line.length * 3 > buf.length) {
+        if (used > 0) ready.push(buf.subarray(0, used));
+        buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, line.length * 3));
+        used = 0;
+      }
+      const n = buf.write(line, used, 'utf8');
+      used += n;
+      total += n;
     }
     lines.length = 0;
-  };
-  const flush = (): Buffer => {
-    const buf = Buffer.from(pending.join(''), 'utf8');
-    pending = [];
-    pendingChars = 0;
-    written += buf.length;
-    return buf;
   };
 
   for (;;) {
@@ -68,23 +72,15 @@ export async function* largeClaudeCodeTranscript(
     }
     session.runTurn(tasks);
     take();
-    if (written + pendingChars >= target) break;
-    if (pendingChars >= CHUNK_CHARS) {
-      yield flush();
-      continue;
-    }
-    // Characters undercount UTF-8 bytes (→, ✓, ⎯ in tool output): check exactly near the end.
-    if (written + pendingChars * 3 >= target) {
-      const joined = pending.join('');
-      pending = [joined];
-      if (written + Buffer.byteLength(joined, 'utf8') >= target) break;
-    }
+    if (total >= target) break;
+    while (ready.length > 0) yield ready.shift()!;
   }
   if (session.o.quirks) {
     session.truncatedTail();
     take();
   }
-  if (pendingChars > 0) yield flush();
+  if (used > 0) ready.push(buf.subarray(0, used));
+  while (ready.length > 0) yield ready.shift()!;
 }
 
 /** Writes largeClaudeCodeTranscript(opts) to `path`; returns its size and SHA-256 (hex). */

@@ -1480,15 +1480,15 @@ export function patchedSource(p: Project, s: Scenario): string {
 }
 
 /** 1-based line of the first line of `needle` in `text` (1 if absent). */
-export function lineOf(text: string, needle: string): number {
-  const at = text.indexOf(needle);
+export function lineOf(text: string, needle: string, from = 0): number {
+  const at = text.indexOf(needle, from);
   if (at < 0) return 1;
   let line = 1;
   for (let i = text.indexOf('\n'); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
   return line;
 }
 
-function countTests(p: Project, content: string): number {
+export function countTests(p: Project, content: string): number {
   const re = p.lang === 'ts' ? /^\s*it\(/gm : /^def test_/gm;
   return content.match(re)?.length ?? 0;
 }
@@ -1678,7 +1678,8 @@ export function failingTestOutput(
   rng: SeededRandom,
 ): string {
   const total = countTests(p, testContent);
-  const line = lineOf(testContent, s.assertion);
+  const start = testContent.indexOf(s.regressionTest.trim().split('\n')[0]!);
+  const line = lineOf(testContent, s.assertion, Math.max(0, start));
   const lines = linesOf(testContent);
   if (p.lang === 'ts') {
     const col = (lines[line - 1] ?? '').indexOf('.to') + 1;
@@ -1773,21 +1774,27 @@ export function passingTestOutput(
   return `${pct.join('\n')}\n${total} passed in ${(rng.int(6, 90) / 100).toFixed(2)}s\n`;
 }
 
-export function allTestFiles(p: Project, extra?: { file: string; tests: number }) {
+export function allTestFiles(
+  p: Project,
+  extras: readonly { file: string; tests: number }[] = [],
+): { file: string; tests: number }[] {
   const files = p.testFiles.map((file) => ({ file, tests: testCount(p, file) }));
-  if (extra) {
+  for (const extra of extras) {
     const hit = files.find((f) => f.file === extra.file);
     if (hit) hit.tests = extra.tests;
-    else files.push(extra);
+    else files.push({ ...extra });
   }
   return files;
 }
 
+/** A lint error in the freshly edited test file (an extra blank line), fixable with --fix. */
 export function lintFailure(p: Project, s: Scenario, cwd: string): string {
+  const content = patchedTest(p, s);
+  const line = lineOf(content, s.regressionTest.trim().split('\n')[0]!) - 1;
   if (p.lang === 'ts') {
-    return `\n${cwd}/${s.testFile}\n  3:1  error  All imports in the declaration are only used as types. Use \`import type\`  @typescript-eslint/consistent-type-imports\n\n✖ 1 problem (1 error, 0 warnings)\n  1 error and 0 warnings potentially fixable with the \`--fix\` option.\n`;
+    return `\n${cwd}/${s.testFile}\n  ${line}:1  error  More than 1 blank line not allowed  no-multiple-empty-lines\n\n✖ 1 problem (1 error, 0 warnings)\n  1 error and 0 warnings potentially fixable with the \`--fix\` option.\n`;
   }
-  return `${s.testFile}:1:1: I001 [*] Import block is un-sorted or un-formatted\nFound 1 error.\n[*] 1 fixable with the \`--fix\` option.\n`;
+  return `${s.testFile}:${line}:1: W293 [*] Blank line contains whitespace\nFound 1 error.\n[*] 1 fixable with the \`--fix\` option.\n`;
 }
 
 export function lintFixed(p: Project): string {
@@ -1812,7 +1819,7 @@ export function diffStat(p: Project, s: Scenario, testFile: string): string {
     `${testFile === s.testFile ? ' M' : '??'} ${testFile}`,
     ` ${s.file.padEnd(w)} | ${String(plus + minus).padStart(2)} ${'+'.repeat(plus)}${'-'.repeat(minus)}`,
     ` ${testFile.padEnd(w)} | ${String(testPlus).padStart(2)} ${'+'.repeat(testPlus)}`,
-    ` 2 files changed, ${plus + testPlus} insertions(+), ${minus} deletions(-)`,
+    ` 2 files changed, ${plus + testPlus} insertions(+), ${minus} deletion${minus === 1 ? '' : 's'}(-)`,
     '',
   ].join('\n');
 }
@@ -1909,7 +1916,7 @@ export const FINAL_SUMMARY: readonly ((
   total: number,
 ) => string)[] = [
   (s, _p, testFile, total) =>
-    `Fixed: ${s.title.charAt(0).toLowerCase()}${s.title.slice(1)}.\n\n**Cause:** ${s.cause}\n\n**Fix:** in \`${s.file}\`, ${s.fixDescription}.\n\n**Test:** added a regression test to \`${testFile}\`; all ${total} tests in that file pass, and the type check is clean.`,
+    `**${s.title}**\n\n**Cause:** ${s.cause}\n\n**Fix:** in \`${s.file}\`, ${s.fixDescription}.\n\n**Test:** added a regression test to \`${testFile}\`; all ${total} tests in that file pass, and the type check is clean.`,
   (s, _p, testFile, total) =>
     `Done. ${s.cause[0]!.toUpperCase()}${s.cause.slice(1)}\n\nChanges:\n- \`${s.file}\`: ${s.fixDescription}\n- \`${testFile}\`: new regression test (${total} tests passing)\n\nNo other call sites needed changes.`,
   (s, _p, testFile) =>

@@ -55,6 +55,16 @@ describe('list-agent-sessions', () => {
     assert.equal(seen.size, total);
   });
 
+  it('clamps a large limit instead of refusing it', async () => {
+    const { json, isError } = await callTool(client, 'list-agent-sessions', {
+      limit: 1000,
+      quality: 'all',
+    });
+    assert.equal(isError, false);
+    assert.equal(json.returned, 100);
+    assert.ok(json.total > json.returned);
+  });
+
   it('returns every documented field on each row', async () => {
     const { json } = await callTool(client, 'list-agent-sessions', { limit: 5 });
     const row = json.items[0];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ReferenceBackend } from '../../../src/demo/server.ts';
-import { restFetch, startTestBackend, type LooseJson } from '../../support/backend.ts';
+import { readJson, restFetch, startTestBackend, type LooseJson } from '../../support/backend.ts';
 
 let backend: ReferenceBackend;
 
@@ -138,11 +138,11 @@ describe('agents REST API v2', () => {
       });
     const first = await post();
     assert.equal(first.status, 200);
-    assert.equal((await first.json()).events[0].type, 'session_interrupted');
+    assert.equal((await readJson(first)).events[0].type, 'session_interrupted');
     assert.equal((await getJson(sessionPath(ref))).body.status, 'stopped');
     const second = await post();
     assert.equal(second.status, 400);
-    assert.deepEqual((await second.json()).messages, ['Nothing to interrupt']);
+    assert.deepEqual((await readJson(second)).messages, ['Nothing to interrupt']);
     assert.equal(backend.state.appliedInterrupts(ref.agentKey, ref.sessionKey), 1);
     const events = (await getJson(`${sessionPath(ref)}/events?limit=100`)).body
       .events as LooseJson[];

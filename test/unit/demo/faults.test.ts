@@ -6,6 +6,7 @@ import type { ReferenceBackend } from '../../../src/demo/server.ts';
 import {
   callTool,
   connectMcp,
+  readJson,
   restFetch,
   startTestBackend,
   type LooseJson,
@@ -142,7 +143,7 @@ describe('fault injection', () => {
     assert.ok(outcome instanceof Error, 'a parse error or a timeout, never a result');
     assert.ok(elapsed < 1_500);
     faults.add({ match: { area: 'rest' }, fault: { kind: 'malformedJson' }, times: 1 });
-    await assert.rejects((await restFetch(backend, '/agents')).json());
+    await assert.rejects(readJson(await restFetch(backend, '/agents')));
   });
 
   it('sends valid JSON of the wrong shape', async () => {
@@ -164,7 +165,7 @@ describe('fault injection', () => {
       fault: { kind: 'schemaViolation' },
       times: 1,
     });
-    const rest = await (await restFetch(backend, '/agents/customer_support/sessions')).json();
+    const rest = await readJson(await restFetch(backend, '/agents/customer_support/sessions'));
     assert.equal('key' in rest.sessions[0], false);
   });
 
@@ -215,7 +216,7 @@ describe('fault injection', () => {
     );
     assert.ok(!(list instanceof Error));
     assert.equal(list.status, 504);
-    assert.match((await list.json()).messages[0], /timed out/);
+    assert.match((await readJson(list)).messages[0], /timed out/);
     assert.ok(listMs < 1_000, `${listMs} ms`);
 
     const [interrupt] = await timed(
@@ -229,9 +230,9 @@ describe('fault injection', () => {
     assert.equal(interrupt.status, 504);
     await new Promise((resolve) => setTimeout(resolve, 700));
     assert.equal(backend.state.appliedInterrupts(ref.agentKey, ref.sessionKey), 0);
-    const session = await (
-      await restFetch(backend, `/agents/${ref.agentKey}/sessions/${ref.sessionKey}`)
-    ).json();
+    const session = await readJson(
+      await restFetch(backend, `/agents/${ref.agentKey}/sessions/${ref.sessionKey}`),
+    );
     assert.equal(session.status, 'running');
   });
 });

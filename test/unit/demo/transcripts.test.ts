@@ -72,8 +72,8 @@ function parseTolerant(text: string): {
         parsed = JSON.parse(buf) as Obj;
         break;
       } catch {
-        if (!buf.startsWith('{') || buf.includes('"uuid":') || j + 1 >= lines.length || j - i > 200)
-          break;
+        // Only a pretty-printed object (a lone "{" line) may continue on the next lines.
+        if (lines[i] !== '{' || j + 1 >= lines.length || j - i > 200) break;
         buf += '\n' + lines[++j]!;
       }
     }
@@ -166,7 +166,10 @@ describe('generateClaudeCodeTranscript', () => {
         assert.equal(e.sessionId, BASE.sessionId);
         assert.equal(e.version, '2.1.40');
         assert.equal(e.gitBranch, 'main');
-        assert.match(e.uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        assert.match(
+          e.uuid,
+          /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+        );
         assert.ok('parentUuid' in e);
       }
       if (e.type === 'assistant') {
@@ -229,7 +232,8 @@ describe('generateClaudeCodeTranscript', () => {
   test('timestamps increase, starting at startedAt', () => {
     assertStrictlyIncreasingTimestamps(main, 'main');
     assert.equal(main.find((e) => e.timestamp)!.timestamp, BASE.startedAt);
-    for (const s of t.subagents) assertStrictlyIncreasingTimestamps(parseStrict(s.content), s.fileId);
+    for (const s of t.subagents)
+      assertStrictlyIncreasingTimestamps(parseStrict(s.content), s.fileId);
   });
 
   test('parentUuid forms one chain, restarted by the compact boundary', () => {
@@ -250,7 +254,9 @@ describe('generateClaudeCodeTranscript', () => {
     assert.equal(main[0]!.type, 'summary');
     const uuids = new Set(main.map((e) => e.uuid));
     assert.ok(uuids.has(main[0]!.leafUuid), 'summary leafUuid points into the file');
-    const prompts = main.filter((e) => e.type === 'user' && !e.isCompactSummary && !e.toolUseResult);
+    const prompts = main.filter(
+      (e) => e.type === 'user' && !e.isCompactSummary && !e.toolUseResult,
+    );
     assert.equal(prompts.length, BASE.turns);
     const snapshots = main.filter((e) => e.type === 'file-history-snapshot');
     assert.ok(snapshots.some((s) => s.isSnapshotUpdate === false));
@@ -328,7 +334,10 @@ describe('generateClaudeCodeTranscript', () => {
       assert.equal(p.parentToolUseID, sub.meta.toolUseId);
     }
     for (const s of t.subagents) {
-      assert.ok(progress.some((p) => p.data.agentId === s.agentId), 'every subagent is copied');
+      assert.ok(
+        progress.some((p) => p.data.agentId === s.agentId),
+        'every subagent is copied',
+      );
     }
   });
 
@@ -348,7 +357,17 @@ describe('generateClaudeCodeTranscript', () => {
         }
       }
     }
-    for (const n of ['Read', 'Edit', 'Bash', 'Grep', 'Glob', 'Write', 'TodoWrite', 'WebFetch', 'Task']) {
+    for (const n of [
+      'Read',
+      'Edit',
+      'Bash',
+      'Grep',
+      'Glob',
+      'Write',
+      'TodoWrite',
+      'WebFetch',
+      'Task',
+    ]) {
       assert.ok(names.has(n), `tool ${n} appears`);
     }
   });
@@ -425,7 +444,13 @@ describe('generateCodexTranscript', () => {
     assert.equal(meta.payload.cli_version, '0.98.0');
     assert.match(meta.payload.git.commit_hash, /^[0-9a-f]{40}$/);
     assert.equal(meta.payload.git.branch, 'main');
-    const types = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
+    const types = new Set([
+      'session_meta',
+      'turn_context',
+      'response_item',
+      'event_msg',
+      'compacted',
+    ]);
     let prev = '';
     for (const l of lines) {
       assert.deepEqual(Object.keys(l), ['timestamp', 'type', 'payload']);
@@ -594,7 +619,11 @@ describe('largeClaudeCodeTranscript', () => {
 
   test('with quirks, ends with the truncated line', async () => {
     const chunks: Buffer[] = [];
-    for await (const c of largeClaudeCodeTranscript({ ...opts, targetBytes: 300_000, quirks: true }))
+    for await (const c of largeClaudeCodeTranscript({
+      ...opts,
+      targetBytes: 300_000,
+      quirks: true,
+    }))
       chunks.push(c);
     const text = Buffer.concat(chunks).toString('utf8');
     const { bad, physical, entries } = parseTolerant(text);
