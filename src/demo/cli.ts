@@ -57,8 +57,6 @@ async function main(): Promise<void> {
     monitoringEnabled: !values['monitoring-disabled'],
     legacyItentialShape: values['legacy-itential'] === true,
   });
-  process.stdout.write(`listening on ${backend.url}\n`);
-  if (values.token === undefined) process.stdout.write(`token: ${backend.token}\n`);
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -70,6 +68,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // Announce only once a signal can stop the server cleanly.
+  process.stdout.write(`listening on ${backend.url}\n`);
+  if (values.token === undefined) process.stdout.write(`token: ${backend.token}\n`);
 }
 
 void main().catch((error: unknown) => {

@@ -1,3 +1,17 @@
+/**
+ * The reference backend: one HTTP server on 127.0.0.1 that behaves like the four seed
+ * systems, for tests, benchmarks, `npm start` and "Open Demo".
+ *
+ *   /mcp, /mcp/closedloop, /mcp/itential   MCP Streamable HTTP, stateless, JSON responses,
+ *                                          `Authorization: Bearer <token>` (else HTTP 401)
+ *   /v2/agents/...                         agents REST API v2, `x-api-key` (else 401 JSON);
+ *                                          Request-Timeout(-Millis) → 504 JSON when exceeded
+ *   /files/<opaque>?X-Amz-...              presigned transcript downloads, no other auth;
+ *                                          expired → 403 XML "Request has expired"
+ *   /healthz                               200
+ *
+ * Monitoring disabled is a tool-level 403 (see monitoringError in closedloopQuery.ts).
+ */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -67,7 +67,10 @@ function timestamps(
       return [archivedAt, archivedAt + 5_000];
     case 'stale':
       // The archived copy predates the run's latest activity.
-      return [session.lastActivityAtMs - 20 * MINUTE_MS, session.lastActivityAtMs];
+      return [
+        Math.max(session.startedAtMs + MINUTE_MS, session.lastActivityAtMs - 20 * MINUTE_MS),
+        session.lastActivityAtMs,
+      ];
     case 'uploadPending':
       return [null, session.lastActivityAtMs];
     case 'uploadFailed':

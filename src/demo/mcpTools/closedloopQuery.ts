@@ -81,7 +81,15 @@ function parseBound(
   return endOfDay && DATE_ONLY.test(value) ? ms + 86_399_999 : ms;
 }
 
-/** Monitoring access gate of the agent-session API (seed 002: "returns 403"). */
+/**
+ * Monitoring access gate of the agent-session API (seed 002: "returns 403 even when the
+ * MCP token has read scope"). On the wire this is a successful MCP exchange whose tool
+ * result has isError: true, text "Error 403 (monitoring_disabled): …" and
+ * structuredContent.error.status 403 — not an HTTP 403 on /mcp. The token is valid and
+ * the same endpoint serves tools that do not need monitoring; an HTTP 403 would take
+ * those down too, and the SDK client reads HTTP 403 as an OAuth scope step-up. A bad
+ * or missing token stays an HTTP 401, so a client can tell the two apart.
+ */
 export function monitoringError(ctx: ToolContext): CallToolResult | undefined {
   if (ctx.state.monitoringEnabled) return undefined;
   return errorResult(

@@ -14,7 +14,7 @@ export function registerPendingInstructions(server: McpServer, ctx: ToolContext)
         'Human instructions sent to a session that are still waiting. Their ids are what session_complete ' +
         'expects in acknowledgedInstructionIds.',
       inputSchema: z.object({ sessionId: z.string().describe('Session UUID') }),
-      annotations: { ...READ_ONLY, idempotentHint: false },
+      annotations: READ_ONLY,
     },
     ({ sessionId }) => {
       const found = findSessionById(ctx, sessionId);

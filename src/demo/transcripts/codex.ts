@@ -235,8 +235,8 @@ class CodexWriter {
     this.tokenCount({ last });
   }
 
-  private userMessage(text: string): void {
-    this.item({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+  private userMessage(text: string, role: 'user' | 'developer' = 'user'): void {
+    this.item({ type: 'message', role, content: [{ type: 'input_text', text }] });
     this.context += estimateTokens(text) + 6;
   }
 
@@ -557,6 +557,12 @@ class CodexWriter {
             git,
           },
         }) + '\n',
+      );
+    }
+    if (!o.legacy) {
+      this.userMessage(
+        '<permissions instructions>\nFilesystem sandboxing defines which files can be read or written. `sandbox_mode` is `workspace-write`: The sandbox permits reading files, and editing files in `cwd` and `writable_roots`. Editing files in other directories requires approval. Network access is restricted.\nApprovals are your mechanism to get user consent to run shell commands without the sandbox. `approval_policy` is `on-request`: Commands will be run in the sandbox by default, and you can specify in your tool call if you want to escalate a command to run without sandboxing.\n</permissions instructions>',
+        'developer',
       );
     }
     this.userMessage(agents);

@@ -42,7 +42,8 @@ export type ReportingSessionRow = z.infer<typeof reportingSessionRow>;
 /** The envelope is validated strictly enough to page; rows one by one. */
 export const listAgentSessionsResult = z.looseObject({
   items: z.array(z.unknown()),
-  returned: optionalNumber,
-  total: optionalNumber,
-  viewerScope: optionalString,
+  // A malformed count must not hide the rows: it is dropped (paging then goes by rows).
+  returned: optionalNumber.catch(undefined),
+  total: optionalNumber.catch(undefined),
+  viewerScope: optionalString.catch(undefined),
 });

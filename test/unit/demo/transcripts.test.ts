@@ -15,6 +15,8 @@ import {
   type CodexTranscriptOptions,
 } from '../../../src/demo/transcripts/index.ts';
 
+/** Parsed JSONL entries of many shapes; the assertions below check them field by field. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped JSON under test
 type Obj = Record<string, any>;
 
 const BASE: ClaudeCodeTranscriptOptions = {
@@ -529,6 +531,7 @@ describe('generateCodexTranscript', () => {
       }
     }
     assert.ok(calls.size >= 10);
+    assert.ok(lines.some((l) => l.payload.type === 'message' && l.payload.role === 'developer'));
     for (const id of calls.keys()) assert.equal(outputs.get(id), 1);
     for (const id of outputs.keys()) assert.ok(calls.has(id));
     assert.ok(failures >= 1, 'some commands fail');
