@@ -14,7 +14,6 @@ interface TierResult {
   seconds: number;
 }
 
-
 /** Runs a command, echoing its output, and returns output + exit code. */
 function run(
   command: string,

@@ -15,6 +15,10 @@ import type { TreeNode } from './views/sessionsTree.ts';
 import { WaitingStatusBar } from './views/waitingStatusBar.ts';
 import { SESSION_PANEL_TYPE, SessionPanels } from './webview/sessionPanels.ts';
 import { registerSessionCommands } from './commands/sessionCommands.ts';
+import { registerFilterCommands } from './commands/filterCommands.ts';
+import type { SessionFilters } from './domain/filters.ts';
+import { Poller } from './store/poller.ts';
+import { notifyWaiting } from './views/waitingNotification.ts';
 
 /**
  * Composition root: builds the parts and wires them. No network I/O happens here;
@@ -46,6 +50,10 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     createSource,
     log,
     pageSize: () => vscode.workspace.getConfiguration('agentSessions').get('pageSize', 100),
+    filters: {
+      get: (id) => context.globalState.get<SessionFilters>(`filters/${id}`),
+      set: (id, filters) => context.globalState.update(`filters/${id}`, filters),
+    },
   });
   const tree = new SessionsTreeProvider(store);
   const view = vscode.window.createTreeView('agentSessions.sessions', {
@@ -64,12 +72,23 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       all.length > 0,
     );
   };
-  const updateBadge = () => {
+  const updateView = () => {
     const count = store.waiting().length;
     view.badge = count
       ? { value: count, tooltip: vscode.l10n.t('{0} sessions waiting on you', count) }
       : undefined;
+    view.description = tree.describe();
   };
+  // Poll only while the view is visible: nobody pays for data nobody looks at.
+  const poller = new Poller(
+    async () => {
+      const ids = store.connections().map((c) => c.config.id);
+      await Promise.all(ids.map((id) => store.refresh(id)));
+      return store.connections().every((c) => !c.error);
+    },
+    () => vscode.workspace.getConfiguration('agentSessions').get('pollIntervalSeconds', 60) * 1000,
+  );
+  poller.setActive(view.visible);
 
   context.subscriptions.push(
     channel,
@@ -82,7 +101,12 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     new WaitingStatusBar(store),
     { dispose: () => store.dispose() },
     registry.onDidChange(syncConnections),
-    store.onDidChange(updateBadge),
+    store.onDidChange(updateView),
+    tree.onDidChangeTreeData(updateView),
+    poller,
+    view.onDidChangeVisibility((e) => poller.setActive(e.visible)),
+    store.onDidStartWaiting((sessions) => notifyWaiting(sessions, panels)),
+    ...registerFilterCommands(store, tree),
     ...registerViewCommands(store, channel),
     ...registerConnectionCommands({ registry, tokens, store, createSource }),
     ...registerDemoCommands({ demo, registry, tokens }),

@@ -27,6 +27,9 @@ export function registerConnectionCommands(deps: Deps): vscode.Disposable[] {
     vscode.commands.registerCommand('agentSessions.removeConnection', (arg?: unknown) =>
       withConnection(deps, arg, (c) => removeConnection(deps, c)),
     ),
+    vscode.commands.registerCommand('agentSessions.editConnection', (arg?: unknown) =>
+      withConnection(deps, arg, (c) => editConnection(deps, c)),
+    ),
     vscode.commands.registerCommand('agentSessions.testConnection', (arg?: unknown) =>
       withConnection(deps, arg, (c) => testConnection(deps, c)),
     ),
@@ -214,4 +217,45 @@ async function removeConnection(deps: Deps, config: ConnectionConfig): Promise<v
 
 async function testConnection(deps: Deps, config: ConnectionConfig): Promise<void> {
   await runTest(deps, config);
+}
+
+/**
+ * Renames or re-points a connection. Tokens are keyed by origin, so a URL on another
+ * origin starts without one: the old token is never sent to the new server.
+ */
+async function editConnection(deps: Deps, config: ConnectionConfig): Promise<void> {
+  if (config.ephemeral) {
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('"{0}" is a temporary connection and cannot be edited.', config.label),
+    );
+    return;
+  }
+  const label = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Edit Connection: name'),
+    value: config.label,
+    ignoreFocusOut: true,
+  });
+  if (!label) return;
+  const url = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Edit Connection: URL'),
+    value: config.url,
+    ignoreFocusOut: true,
+    validateInput: (value) =>
+      validUrl(value) ? undefined : vscode.l10n.t('Enter an http(s) URL.'),
+  });
+  if (!url) return;
+  const movedOrigin =
+    config.url !== undefined && new URL(config.url).origin !== new URL(url).origin;
+  await deps.registry.save({ ...config, label, url });
+  if (movedOrigin) {
+    const signIn = vscode.l10n.t('Sign In…');
+    const answer = await vscode.window.showInformationMessage(
+      vscode.l10n.t(
+        '{0} is a different server: sign in to it. The token for the old address is not sent there.',
+        new URL(url).origin,
+      ),
+      signIn,
+    );
+    if (answer === signIn) await vscode.commands.executeCommand('agentSessions.signIn', config.id);
+  }
 }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ConnectionRegistry } from '../config/connectionRegistry.ts';
 import type { TokenStore } from '../config/tokenStore.ts';
 import type { DemoBackend } from '../services/demoBackend.ts';
+import { addReferenceBackend, referenceBackendConnections } from '../config/demoConnections.ts';
 
 export const DEMO_CONNECTION_ID = 'demo';
 
@@ -21,14 +22,12 @@ export function registerDemoCommands(deps: {
           },
           () => deps.demo.start(),
         );
-        const mcpUrl = `${url}/mcp`;
-        await deps.tokens.set(DEMO_CONNECTION_ID, mcpUrl, token);
-        deps.registry.addEphemeral({
-          id: DEMO_CONNECTION_ID,
-          label: vscode.l10n.t('Demo'),
-          kind: 'mcp',
-          url: mcpUrl,
-        });
+        await addReferenceBackend(
+          deps.registry,
+          deps.tokens,
+          referenceBackendConnections(url, DEMO_CONNECTION_ID, vscode.l10n.t('Demo')),
+          token,
+        );
         await vscode.commands.executeCommand('agentSessions.sessions.focus');
       } catch (error) {
         void vscode.window.showErrorMessage(

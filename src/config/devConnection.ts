@@ -1,6 +1,7 @@
 import type { Logger } from '../util/logger.ts';
 import type { ConnectionRegistry } from './connectionRegistry.ts';
 import type { TokenStore } from './tokenStore.ts';
+import { addReferenceBackend, referenceBackendConnections } from './demoConnections.ts';
 
 export const DEV_CONNECTION_ID = 'reference-backend';
 
@@ -22,14 +23,17 @@ export async function applyDevConnection(
       log.warn('AGENT_SESSIONS_DEV_BACKEND ignored: url must be http://127.0.0.1:<port>');
       return;
     }
-    const mcpUrl = `${parsed.url}/mcp`;
-    if (typeof parsed.token === 'string') await tokens.set(DEV_CONNECTION_ID, mcpUrl, parsed.token);
-    registry.addEphemeral({
-      id: DEV_CONNECTION_ID,
-      label: typeof parsed.label === 'string' ? parsed.label : 'Reference backend',
-      kind: 'mcp',
-      url: mcpUrl,
-    });
+    if (typeof parsed.token !== 'string') {
+      log.warn('AGENT_SESSIONS_DEV_BACKEND ignored: no token');
+      return;
+    }
+    const label = typeof parsed.label === 'string' ? parsed.label : 'Reference backend';
+    await addReferenceBackend(
+      registry,
+      tokens,
+      referenceBackendConnections(parsed.url, DEV_CONNECTION_ID, label),
+      parsed.token,
+    );
     log.info(`dev connection to ${parsed.url}`);
   } catch {
     log.warn('AGENT_SESSIONS_DEV_BACKEND ignored: not valid JSON');

@@ -11,7 +11,8 @@ export type BackendErrorKind =
   | 'network' // refused, reset, DNS
   | 'invalidResponse' // unreadable or schema-violating answer
   | 'toolError' // MCP result with isError: the server refused the action
-  | 'canceled';
+  | 'canceled'
+  | 'invalidFilter'; // caught before sending: the filters contradict each other
 
 export class BackendError extends Error {
   override readonly name = 'BackendError';

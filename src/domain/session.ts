@@ -25,6 +25,18 @@ export interface SessionSummary {
   /** For waiting sessions: since when (ISO). */
   waitingSince?: string;
   parentId?: string;
+  /** Manual tasks waiting on a human (platform sessions). */
+  pendingTasks?: PendingTask[];
+  /** The backend could not tell whether a human is needed (e.g. the task lookup failed). */
+  waitingUnknown?: boolean;
+}
+
+export interface PendingTask {
+  id: string;
+  title?: string;
+  viewType?: string;
+  waitingAgeSeconds?: number;
+  completionSupported: boolean;
 }
 
 /** One page of sessions plus how to get the next. */

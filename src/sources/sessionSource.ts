@@ -1,4 +1,5 @@
-import type { SessionPage } from '../domain/session.ts';
+import type { SessionFilters } from '../domain/filters.ts';
+import type { SessionPage, SessionSummary } from '../domain/session.ts';
 
 export type ConnectionKind = 'mcp' | 'rest' | 'local';
 
@@ -28,6 +29,7 @@ export interface ListSessionsRequest {
   cursor?: string;
   limit: number;
   signal?: AbortSignal;
+  filters?: SessionFilters;
 }
 
 /** One backend endpoint behind one interface, whatever protocol it speaks. */
@@ -35,6 +37,14 @@ export interface SessionSource {
   readonly config: ConnectionConfig;
   capabilities(signal?: AbortSignal): Promise<SourceCapabilities>;
   listSessions(request: ListSessionsRequest): Promise<SessionPage>;
+  /**
+   * Every session waiting on a human, whatever the paging of listSessions has
+   * reached, so counts and badges are complete. Undefined: use the loaded pages.
+   */
+  listWaiting?(
+    filters: SessionFilters | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ sessions: SessionSummary[]; complete: boolean }>;
   /** Tests the connection end to end; resolves with a one-line description. */
   test(signal?: AbortSignal): Promise<string>;
   dispose(): Promise<void>;

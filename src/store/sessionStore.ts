@@ -1,5 +1,6 @@
 import { BackendError } from '../domain/errors.ts';
 import type { DerivedStatus } from '../domain/derivedStatus.ts';
+import type { SessionFilters } from '../domain/filters.ts';
 import type { SessionSummary } from '../domain/session.ts';
 import type { Logger } from '../util/logger.ts';
 import type { ConnectionConfig, SessionSource } from '../sources/sessionSource.ts';
@@ -14,6 +15,15 @@ export interface ConnectionState {
   loadedOnce: boolean;
   /** The last failure; the sessions from the last good load stay visible beside it. */
   error: BackendError | undefined;
+  filters: SessionFilters;
+  /** Every waiting session when the backend can list them apart from paging. */
+  waiting: { sessions: SessionSummary[]; complete: boolean } | undefined;
+}
+
+/** Where each connection's filters are remembered (globalState in the extension). */
+export interface FilterMemory {
+  get(connectionId: string): SessionFilters | undefined;
+  set(connectionId: string, filters: SessionFilters): Thenable<void> | Promise<void>;
 }
 
 type Listener = (connectionId: string | undefined) => void;
@@ -29,15 +39,33 @@ export class SessionStore {
   private readonly createSource: (config: ConnectionConfig) => SessionSource;
   private readonly log: Logger;
   private readonly pageSize: () => number;
+  private readonly memory: FilterMemory | undefined;
+  private readonly waitingListeners = new Set<(sessions: SessionSummary[]) => void>();
 
   constructor(options: {
     createSource: (config: ConnectionConfig) => SessionSource;
     log: Logger;
     pageSize: () => number;
+    filters?: FilterMemory;
   }) {
     this.createSource = options.createSource;
     this.log = options.log;
     this.pageSize = options.pageSize;
+    this.memory = options.filters;
+  }
+
+  /** Fires with the sessions that started waiting since the previous load (never on the first). */
+  onDidStartWaiting(listener: (sessions: SessionSummary[]) => void): { dispose(): void } {
+    this.waitingListeners.add(listener);
+    return { dispose: () => this.waitingListeners.delete(listener) };
+  }
+
+  async setFilters(connectionId: string, filters: SessionFilters): Promise<void> {
+    const state = this.states.get(connectionId);
+    if (!state) return;
+    state.filters = filters;
+    await this.memory?.set(connectionId, filters);
+    await this.refresh(connectionId);
   }
 
   onDidChange(listener: Listener): { dispose(): void } {
@@ -53,7 +81,9 @@ export class SessionStore {
       if (!next || JSON.stringify(next) !== JSON.stringify(state.config)) this.drop(id);
     }
     for (const config of configs) {
-      if (!this.states.has(config.id)) this.states.set(config.id, emptyState(config));
+      if (!this.states.has(config.id)) {
+        this.states.set(config.id, emptyState(config, this.memory?.get(config.id) ?? {}));
+      }
     }
     this.emit(undefined);
   }
@@ -95,14 +125,28 @@ export class SessionStore {
     await this.refresh(connectionId);
   }
 
+  /** Waiting sessions across connections: the complete list where the backend has one. */
   waiting(): SessionSummary[] {
-    return this.connections().flatMap((s) =>
-      s.sessions.filter((x) => x.status.status === 'waiting'),
+    return this.connections().flatMap((s) => waitingOf(s));
+  }
+
+  /** True when some count may be short: a failed load, or a backend that could not tell. */
+  waitingIncomplete(): boolean {
+    return this.connections().some(
+      (s) =>
+        s.error !== undefined ||
+        s.waiting?.complete === false ||
+        s.sessions.some((x) => x.waitingUnknown),
     );
   }
 
   groups(connectionId: string): Map<DerivedStatus, SessionSummary[]> {
-    return groupByStatus(this.states.get(connectionId)?.sessions ?? []);
+    const state = this.states.get(connectionId);
+    if (!state) return new Map();
+    const groups = groupByStatus(state.sessions.filter((s) => s.status.status !== 'waiting'));
+    const waiting = waitingOf(state);
+    if (waiting.length) groups.set('waiting', waiting);
+    return groups;
   }
 
   dispose(): void {
@@ -116,19 +160,37 @@ export class SessionStore {
     if (!state || !source || state.loading) return;
     state.loading = true;
     this.emit(connectionId);
+    const before = state.loadedOnce ? new Set(waitingOf(state).map((s) => s.id)) : undefined;
     try {
-      const page = await source.listSessions({ cursor, limit: this.pageSize() });
+      const first = cursor === undefined;
+      const [page, waiting] = await Promise.all([
+        source.listSessions({ cursor, limit: this.pageSize(), filters: state.filters }),
+        first && source.listWaiting
+          ? source.listWaiting(state.filters)
+          : Promise.resolve(state.waiting),
+      ]);
       if (this.states.get(connectionId) !== state) return; // removed meanwhile
-      state.sessions =
-        cursor === undefined ? page.sessions : mergeById(state.sessions, page.sessions);
+      state.sessions = first
+        ? refreshFirstPage(state.sessions, page.sessions, state.loadedOnce)
+        : mergeById(state.sessions, page.sessions);
       state.total = page.total;
-      state.next = page.next;
-      state.invalidRows =
-        cursor === undefined ? page.invalidRows : state.invalidRows + page.invalidRows;
+      // After a refresh, paging continues after what is already loaded.
+      state.next =
+        first && state.loadedOnce && state.sessions.length > page.sessions.length
+          ? page.next === undefined
+            ? undefined
+            : String(Math.max(Number(page.next) || 0, state.sessions.length))
+          : page.next;
+      state.invalidRows = first ? page.invalidRows : state.invalidRows + page.invalidRows;
+      state.waiting = waiting;
       state.error = undefined;
       state.loadedOnce = true;
       if (page.invalidRows > 0) {
         this.log.warn(`${state.config.label}: ${page.invalidRows} session rows failed validation`);
+      }
+      if (before) {
+        const started = waitingOf(state).filter((s) => !before.has(s.id));
+        if (started.length) for (const listener of this.waitingListeners) listener(started);
       }
     } catch (error) {
       state.error =
@@ -152,8 +214,10 @@ export class SessionStore {
   }
 }
 
-function emptyState(config: ConnectionConfig): ConnectionState {
+function emptyState(config: ConnectionConfig, filters: SessionFilters): ConnectionState {
   return {
+    filters,
+    waiting: undefined,
     config,
     sessions: [],
     total: undefined,
@@ -163,6 +227,25 @@ function emptyState(config: ConnectionConfig): ConnectionState {
     loadedOnce: false,
     error: undefined,
   };
+}
+
+/** The waiting sessions of one connection: its complete list if it has one, else what is loaded. */
+function waitingOf(state: ConnectionState): SessionSummary[] {
+  return state.waiting?.sessions ?? state.sessions.filter((s) => s.status.status === 'waiting');
+}
+
+/**
+ * A refreshed first page replaces its rows; rows of later pages the user already
+ * loaded stay (updated on their next page load), so a poll never collapses the list.
+ */
+function refreshFirstPage(
+  existing: SessionSummary[],
+  firstPage: SessionSummary[],
+  keepRest: boolean,
+): SessionSummary[] {
+  if (!keepRest) return firstPage;
+  const fresh = new Set(firstPage.map((s) => s.id));
+  return [...firstPage, ...existing.slice(firstPage.length).filter((s) => !fresh.has(s.id))];
 }
 
 function mergeById(existing: SessionSummary[], incoming: SessionSummary[]): SessionSummary[] {

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
 import type { DerivedStatus } from '../domain/derivedStatus.ts';
-import { DERIVED_STATUSES } from '../domain/derivedStatus.ts';
-import { formatCost, formatTokens, relativeTime } from '../domain/format.ts';
+import { describeFilters } from '../domain/filters.ts';
 import type { SessionSummary } from '../domain/session.ts';
+import type { RowLabels, SessionGroups } from '../domain/treeModel.ts';
+import { GROUP_PAGE, buildGroups, pageOfGroup, sessionRow } from '../domain/treeModel.ts';
 import type { ConnectionState, SessionStore } from '../store/sessionStore.ts';
 import { statusIcon, statusLabel } from './statusPresentation.ts';
 
@@ -10,6 +11,7 @@ export type TreeNode =
   | { kind: 'connection'; connectionId: string }
   | { kind: 'group'; connectionId: string; status: DerivedStatus }
   | { kind: 'session'; session: SessionSummary }
+  | { kind: 'showMore'; connectionId: string; status: DerivedStatus; remaining: number }
   | { kind: 'loadMore'; connectionId: string }
   | {
       kind: 'message';
@@ -19,8 +21,8 @@ export type TreeNode =
 
 /**
  * Connections → derived-status groups (waiting first, empty ones hidden) →
- * sessions. With one connection the connection level is skipped. Failures show
- * as nodes with an action, next to the last good data.
+ * sessions → their subagents. With one connection the connection level is skipped.
+ * Failures show as nodes with an action, next to the last good data.
  */
 export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
@@ -28,14 +30,46 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
   private readonly store: SessionStore;
   private readonly subscription: { dispose(): void };
   private readonly connectionNodes = new Map<string, TreeNode>();
+  private readonly groupsCache = new Map<string, SessionGroups>();
+  private readonly shownPerGroup = new Map<string, number>();
+  private text = '';
 
   constructor(store: SessionStore) {
     this.store = store;
     this.subscription = store.onDidChange((id) => {
+      if (id) this.groupsCache.delete(id);
+      else this.groupsCache.clear();
       const node = id ? this.connectionNodes.get(id) : undefined;
       // Per-connection refresh when the connection level is shown; a full one otherwise.
       this.changed.fire(node && this.store.connections().length > 1 ? node : undefined);
     });
+  }
+
+  get textFilter(): string {
+    return this.text;
+  }
+
+  setTextFilter(text: string): void {
+    this.text = text.trim();
+    this.groupsCache.clear();
+    this.changed.fire(undefined);
+  }
+
+  /** "Show more" inside a group: the next GROUP_PAGE rows, built only when asked for. */
+  showMore(connectionId: string, status: DerivedStatus): void {
+    const key = `${connectionId}:${status}`;
+    this.shownPerGroup.set(key, (this.shownPerGroup.get(key) ?? GROUP_PAGE) + GROUP_PAGE);
+    this.changed.fire(undefined);
+  }
+
+  /** A one-line summary of filters for the view's description. */
+  describe(): string | undefined {
+    const parts = this.store
+      .connections()
+      .map((c) => describeFilters(c.filters))
+      .filter(Boolean);
+    if (this.text) parts.push(vscode.l10n.t('matching "{0}"', this.text));
+    return parts.length ? parts.join(' · ') : undefined;
   }
 
   getChildren(node?: TreeNode): TreeNode[] {
@@ -45,23 +79,39 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
         return this.connectionChildren(connections[0]);
       return connections.map((c) => this.connectionNode(c.config.id));
     }
-    if (node.kind === 'connection') {
-      const state = this.store.state(node.connectionId);
-      return state ? this.connectionChildren(state) : [];
+    switch (node.kind) {
+      case 'connection': {
+        const state = this.store.state(node.connectionId);
+        return state ? this.connectionChildren(state) : [];
+      }
+      case 'group': {
+        const group = this.groups(node.connectionId).groups.find((g) => g.status === node.status);
+        if (!group) return [];
+        const shown = this.shownPerGroup.get(`${node.connectionId}:${node.status}`) ?? GROUP_PAGE;
+        const { visible, remaining } = pageOfGroup(group.sessions, shown);
+        const rows: TreeNode[] = visible.map((session) => ({ kind: 'session', session }));
+        if (remaining > 0) rows.push({ ...node, kind: 'showMore', remaining });
+        return rows;
+      }
+      case 'session':
+        return (this.groups(node.session.connectionId).children.get(node.session.id) ?? []).map(
+          (session) => ({ kind: 'session', session }),
+        );
+      default:
+        return [];
     }
-    if (node.kind === 'group') {
-      return (this.store.groups(node.connectionId).get(node.status) ?? []).map((session) => ({
-        kind: 'session' as const,
-        session,
-      }));
-    }
-    return [];
   }
 
   /** Needed by TreeView.reveal (status bar → session). */
   getParent(node: TreeNode): TreeNode | undefined {
     const single = this.store.connections().length === 1;
     if (node.kind === 'session') {
+      const parentId = node.session.parentId;
+      const { groups, children } = this.groups(node.session.connectionId);
+      if (parentId && [...children.values()].some((list) => list.includes(node.session))) {
+        const parent = groups.flatMap((g) => g.sessions).find((s) => s.id === parentId);
+        if (parent) return { kind: 'session', session: parent };
+      }
       return {
         kind: 'group',
         connectionId: node.session.connectionId,
@@ -79,7 +129,12 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
       case 'group':
         return this.groupItem(node);
       case 'session':
-        return sessionItem(node.session);
+        return sessionItem(
+          node.session,
+          this.groups(node.session.connectionId).children.has(node.session.id),
+        );
+      case 'showMore':
+        return showMoreItem(node);
       case 'loadMore':
         return this.loadMoreItem(node.connectionId);
       case 'message':
@@ -90,6 +145,15 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
   dispose(): void {
     this.subscription.dispose();
     this.changed.dispose();
+  }
+
+  private groups(connectionId: string): SessionGroups {
+    let groups = this.groupsCache.get(connectionId);
+    if (!groups) {
+      groups = buildGroups(this.store.groups(connectionId), this.text);
+      this.groupsCache.set(connectionId, groups);
+    }
+    return groups;
   }
 
   private connectionNode(connectionId: string): TreeNode {
@@ -109,9 +173,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     }
     const children: TreeNode[] = [];
     if (state.error) children.push({ kind: 'message', connectionId: id, message: 'error' });
-    const groups = this.store.groups(id);
-    for (const status of DERIVED_STATUSES) {
-      if (groups.get(status)?.length) children.push({ kind: 'group', connectionId: id, status });
+    for (const group of this.groups(id).groups) {
+      children.push({ kind: 'group', connectionId: id, status: group.status });
     }
     if (state.invalidRows > 0)
       children.push({ kind: 'message', connectionId: id, message: 'invalidRows' });
@@ -130,13 +193,20 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     item.id = `connection:${connectionId}`;
     item.contextValue = `connection.${state?.config.kind ?? 'unknown'}`;
     item.iconPath = new vscode.ThemeIcon(state?.error ? 'debug-disconnect' : 'plug');
-    const waiting = state?.sessions.filter((s) => s.status.status === 'waiting').length ?? 0;
-    item.description = waiting ? vscode.l10n.t('{0} waiting', waiting) : undefined;
+    const waiting =
+      this.groups(connectionId).groups.find((g) => g.status === 'waiting')?.sessions.length ?? 0;
+    const filters = state ? describeFilters(state.filters) : '';
+    item.description = [waiting ? vscode.l10n.t('{0} waiting', waiting) : '', filters]
+      .filter(Boolean)
+      .join(' · ');
+    item.tooltip = state?.config.url ?? state?.config.kind;
     return item;
   }
 
   private groupItem(node: Extract<TreeNode, { kind: 'group' }>): vscode.TreeItem {
-    const count = this.store.groups(node.connectionId).get(node.status)?.length ?? 0;
+    const count =
+      this.groups(node.connectionId).groups.find((g) => g.status === node.status)?.sessions
+        .length ?? 0;
     const item = new vscode.TreeItem(
       statusLabel(node.status),
       node.status === 'waiting' || node.status === 'active' || node.status === 'error'
@@ -147,6 +217,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     item.description = String(count);
     item.iconPath = statusIcon(node.status);
     item.contextValue = `group.${node.status}`;
+    item.accessibilityInformation = { label: `${statusLabel(node.status)}, ${count}` };
     return item;
   }
 
@@ -176,7 +247,11 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
       return item;
     }
     if (node.message === 'empty') {
-      return new vscode.TreeItem(vscode.l10n.t('No sessions match.'));
+      return new vscode.TreeItem(
+        this.text || (state && describeFilters(state.filters))
+          ? vscode.l10n.t('No sessions match the filters.')
+          : vscode.l10n.t('No sessions yet.'),
+      );
     }
     if (node.message === 'invalidRows') {
       const item = new vscode.TreeItem(
@@ -205,6 +280,13 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
         title: vscode.l10n.t('Sign In'),
         arguments: [node.connectionId],
       };
+    } else if (error?.kind === 'invalidFilter') {
+      item.contextValue = 'error.filter';
+      item.command = {
+        command: 'agentSessions.setFilters',
+        title: vscode.l10n.t('Edit Filters'),
+        arguments: [node.connectionId],
+      };
     } else if (error?.kind !== 'forbidden') {
       item.contextValue = 'error.retry';
       item.command = {
@@ -229,69 +311,72 @@ function errorTitle(kind: string | undefined): string {
       return vscode.l10n.t('Rate limited by the server — Retry');
     case 'invalidResponse':
       return vscode.l10n.t("The server's answer could not be read — Retry");
+    case 'invalidFilter':
+      return vscode.l10n.t('The filters cannot be used — Edit Filters');
     default:
       return vscode.l10n.t('Could not load sessions — Retry');
   }
 }
 
-export function sessionItem(session: SessionSummary, now = Date.now()): vscode.TreeItem {
-  const item = new vscode.TreeItem(session.label, vscode.TreeItemCollapsibleState.None);
-  item.id = `session:${session.connectionId}:${session.id}`;
-  item.description = [
-    session.harness,
-    session.model,
-    session.repository,
-    relativeTime(session.lastActivityAt ?? session.startedAt, now),
-  ]
-    .filter(Boolean)
-    .join(' · ');
+function showMoreItem(node: Extract<TreeNode, { kind: 'showMore' }>): vscode.TreeItem {
+  const item = new vscode.TreeItem(vscode.l10n.t('Show more ({0} more)', node.remaining));
+  item.id = `showMore:${node.connectionId}:${node.status}`;
+  item.iconPath = new vscode.ThemeIcon('ellipsis');
+  item.command = {
+    command: 'agentSessions.showMoreInGroup',
+    title: vscode.l10n.t('Show more'),
+    arguments: [node.connectionId, node.status],
+  };
+  return item;
+}
+
+const rowLabels = (): RowLabels => ({
+  status: statusLabel,
+  field: {
+    status: vscode.l10n.t('Status'),
+    tasks: vscode.l10n.t('Manual tasks'),
+    started: vscode.l10n.t('Started'),
+    lastActivity: vscode.l10n.t('Last activity'),
+    ended: vscode.l10n.t('Ended'),
+    tokens: vscode.l10n.t('Tokens'),
+    cost: vscode.l10n.t('Cost'),
+    user: vscode.l10n.t('User'),
+    repository: vscode.l10n.t('Repository'),
+    branch: vscode.l10n.t('Branch'),
+  },
+  unknownWaiting: vscode.l10n.t('unknown — the backend could not look them up'),
+});
+
+export function sessionItem(
+  session: SessionSummary,
+  hasChildren = false,
+  now = Date.now(),
+): vscode.TreeItem {
+  const row = sessionRow(session, rowLabels(), now);
+  const item = new vscode.TreeItem(
+    row.label,
+    hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+  );
+  item.id = row.id;
+  item.description = row.description;
   item.iconPath = statusIcon(session.status.status, session.status.outcome);
-  item.contextValue = `session.${session.status.status}`;
-  item.tooltip = sessionTooltip(session);
+  item.contextValue = row.contextValue;
+  const tooltip = new vscode.MarkdownString(undefined, true);
+  tooltip.supportHtml = false;
+  tooltip.isTrusted = false;
+  // Backend text is untrusted: appendText escapes it, so it can never become markup or links.
+  tooltip.appendMarkdown('**').appendText(session.label).appendMarkdown('**\n\n');
+  for (const [name, value] of row.tooltip) {
+    tooltip.appendText(`${name}: `).appendText(value).appendMarkdown('  \n');
+  }
+  item.tooltip = tooltip;
+  item.accessibilityInformation = {
+    label: `${row.label}, ${statusLabel(session.status.status)}, ${row.description}`,
+  };
   item.command = {
     command: 'agentSessions.openSession',
     title: vscode.l10n.t('Open Session'),
     arguments: [{ kind: 'session', session }],
   };
-  item.accessibilityInformation = {
-    label: `${session.label}, ${statusLabel(session.status.status)}, ${item.description}`,
-  };
   return item;
-}
-
-function sessionTooltip(session: SessionSummary): vscode.MarkdownString {
-  const md = new vscode.MarkdownString(undefined, true);
-  md.supportHtml = false;
-  md.isTrusted = false;
-  md.appendMarkdown(`**`).appendText(session.label).appendMarkdown(`**\n\n`);
-  const rows: [string, string | undefined][] = [
-    [
-      vscode.l10n.t('Status'),
-      `${statusLabel(session.status.status)}${session.status.outcome ? ` (${session.status.outcome})` : ''} — raw: ${session.status.raw || '∅'}`,
-    ],
-    [vscode.l10n.t('Started'), session.startedAt],
-    [vscode.l10n.t('Last activity'), session.lastActivityAt],
-    [vscode.l10n.t('Ended'), session.endedAt],
-    [vscode.l10n.t('Tokens'), tokenLine(session)],
-    [vscode.l10n.t('Cost'), formatCost(session.estimatedCost)],
-    [vscode.l10n.t('User'), session.user],
-    [vscode.l10n.t('Repository'), session.repository],
-    [vscode.l10n.t('Branch'), session.branch],
-  ];
-  for (const [name, value] of rows) {
-    if (value) md.appendMarkdown(`${name}: `).appendText(value).appendMarkdown('  \n');
-  }
-  return md;
-}
-
-function tokenLine(s: SessionSummary): string | undefined {
-  const parts = [
-    s.inputTokens !== undefined ? `in ${formatTokens(s.inputTokens)}` : undefined,
-    s.outputTokens !== undefined ? `out ${formatTokens(s.outputTokens)}` : undefined,
-    s.cacheReadTokens !== undefined ? `cache read ${formatTokens(s.cacheReadTokens)}` : undefined,
-    s.cacheWriteTokens !== undefined
-      ? `cache write ${formatTokens(s.cacheWriteTokens)}`
-      : undefined,
-  ].filter(Boolean);
-  return parts.length ? parts.join(' · ') : undefined;
 }

@@ -23,31 +23,46 @@ export class WaitingStatusBar implements vscode.Disposable {
 
   update(): void {
     const waiting = this.store.waiting();
-    const failed = this.store.connections().some((c) => c.error);
-    if (waiting.length === 0) {
+    const incomplete = this.store.waitingIncomplete();
+    // A platform session with manual tasks counts each task; any other waiting session counts once.
+    const count = waiting.reduce((n, s) => n + Math.max(1, s.pendingTasks?.length ?? 0), 0);
+    if (count === 0 && !incomplete) {
       this.item.hide();
       return;
     }
-    this.item.text = `$(bell) ${waiting.length}${failed ? '+?' : ''}`;
+    this.item.text = `$(bell) ${count}${incomplete ? '+?' : ''}`;
     const tooltip = new vscode.MarkdownString();
     tooltip.appendMarkdown(`**${vscode.l10n.t('Waiting on you')}**\n\n`);
+    // Oldest first; sessions whose waiting time the backend does not give go last.
     const byAge = [...waiting].sort((a, b) =>
-      (a.waitingSince ?? '').localeCompare(b.waitingSince ?? ''),
+      (a.waitingSince ?? '\uffff').localeCompare(b.waitingSince ?? '\uffff'),
     );
     for (const s of byAge.slice(0, 15)) {
       tooltip
         .appendMarkdown('- ')
-        .appendText(`${s.label} — ${relativeTime(s.waitingSince) ?? ''}`)
+        .appendText(s.waitingSince ? `${s.label} — ${relativeTime(s.waitingSince) ?? ''}` : s.label)
         .appendMarkdown('\n');
+      for (const task of s.pendingTasks ?? []) {
+        tooltip
+          .appendMarkdown('  - ')
+          .appendText(task.title ?? task.id)
+          .appendMarkdown('\n');
+      }
     }
-    if (failed) {
-      tooltip.appendMarkdown(
-        `\n${vscode.l10n.t('Some connections failed to load: the count may be incomplete.')}`,
-      );
+    if (byAge.length > 15)
+      tooltip.appendMarkdown('\n\n').appendText(vscode.l10n.t('…and {0} more', byAge.length - 15));
+    if (incomplete) {
+      tooltip
+        .appendMarkdown('\n\n')
+        .appendText(
+          vscode.l10n.t(
+            'The count may be incomplete: a connection failed to load or could not look up its manual tasks.',
+          ),
+        );
     }
     this.item.tooltip = tooltip;
     this.item.accessibilityInformation = {
-      label: vscode.l10n.t('{0} agent sessions waiting on you', waiting.length),
+      label: vscode.l10n.t('{0} items waiting on you', count),
     };
     this.item.show();
   }

@@ -37,7 +37,12 @@ describe('sessions tree against the reference backend', () => {
     );
     api = (await extension?.activate()) as ExtensionApi;
     await api.tokens.set(CONNECTION, backend.mcpUrl, backend.token);
-    api.registry.addEphemeral({ id: CONNECTION, label: 'Integration', kind: 'mcp', url: backend.mcpUrl });
+    api.registry.addEphemeral({
+      id: CONNECTION,
+      label: 'Integration',
+      kind: 'mcp',
+      url: backend.mcpUrl,
+    });
     await vscode.commands.executeCommand('agentSessions.sessions.focus');
   });
 
@@ -58,7 +63,10 @@ describe('sessions tree against the reference backend', () => {
     const client = await connectMcp(backend);
     const expected = new Map<string, number>();
     for (let offset = 0; ; offset += 100) {
-      const result = await client.callTool({ name: 'list-agent-sessions', arguments: { limit: 100, offset } });
+      const result = await client.callTool({
+        name: 'list-agent-sessions',
+        arguments: { limit: 100, offset },
+      });
       const body = result.structuredContent as { items: { status: string }[]; total: number };
       for (const item of body.items) {
         const status = deriveReportingStatus(item.status).status;
@@ -101,15 +109,25 @@ describe('sessions tree against the reference backend', () => {
       const item = api.tree.getTreeItem(node);
       assert.equal(item.contextValue, 'error.unauthorized');
       assert.equal(item.command?.command, 'agentSessions.signIn');
-      assert.ok(rootNodes().some((n) => n.kind === 'group'), 'the last good data stays visible');
+      assert.ok(
+        rootNodes().some((n) => n.kind === 'group'),
+        'the last good data stays visible',
+      );
 
       (vscode.window as { showInputBox: unknown }).showInputBox = async () => backend.token;
       authHeaders.length = 0;
       await vscode.commands.executeCommand('agentSessions.signIn', CONNECTION);
-      assert.equal(await api.tokens.get(CONNECTION, backend.mcpUrl), backend.token, 'stored in secret storage');
+      assert.equal(
+        await api.tokens.get(CONNECTION, backend.mcpUrl),
+        backend.token,
+        'stored in secret storage',
+      );
       await until('reloaded', () => state()?.loadedOnce && !state()?.error && !state()?.loading);
       assert.ok(authHeaders.length > 0);
-      assert.ok(authHeaders.every((h) => h === `Bearer ${backend.token}`), 'requests carry the new token');
+      assert.ok(
+        authHeaders.every((h) => h === `Bearer ${backend.token}`),
+        'requests carry the new token',
+      );
     } finally {
       (vscode.window as { showInputBox: unknown }).showInputBox = original;
     }
@@ -119,24 +137,41 @@ describe('sessions tree against the reference backend', () => {
     backend.setMonitoringEnabled(false);
     try {
       await vscode.commands.executeCommand('agentSessions.refresh', CONNECTION);
-      const node = await until('403 node', () => rootNodes().find((n) => n.kind === 'message' && n.message === 'error'));
+      const node = await until('403 node', () =>
+        rootNodes().find((n) => n.kind === 'message' && n.message === 'error'),
+      );
       assert.match(String(api.tree.getTreeItem(node).label), /Monitoring is not enabled/);
-      assert.ok(rootNodes().some((n) => n.kind === 'group'), 'the last good data stays visible');
+      assert.ok(
+        rootNodes().some((n) => n.kind === 'group'),
+        'the last good data stays visible',
+      );
     } finally {
       backend.setMonitoringEnabled(true);
     }
   });
 
   it('5xx becomes a Retry node; Retry recovers', async () => {
-    faults.add({ match: { area: 'mcp', tool: 'list-agent-sessions' }, fault: { kind: 'status', status: 502 }, times: 1 });
+    faults.add({
+      match: { area: 'mcp', tool: 'list-agent-sessions' },
+      fault: { kind: 'status', status: 502 },
+      times: 1,
+    });
     await vscode.commands.executeCommand('agentSessions.refresh', CONNECTION);
-    const node = await until('error node', () => rootNodes().find((n) => n.kind === 'message' && n.message === 'error'));
+    const node = await until('error node', () =>
+      rootNodes().find((n) => n.kind === 'message' && n.message === 'error'),
+    );
     const item = api.tree.getTreeItem(node);
     assert.equal(item.contextValue, 'error.retry');
     assert.match(String(item.description), /last loaded/);
-    await vscode.commands.executeCommand(item.command?.command ?? '', ...(item.command?.arguments ?? []));
+    await vscode.commands.executeCommand(
+      item.command?.command ?? '',
+      ...(item.command?.arguments ?? []),
+    );
     await until('recovered', () => !state()?.error && !state()?.loading);
-    assert.equal(rootNodes().some((n) => n.kind === 'message'), false);
+    assert.equal(
+      rootNodes().some((n) => n.kind === 'message'),
+      false,
+    );
   });
 
   it('opens a session in a webview panel, once per session', async () => {

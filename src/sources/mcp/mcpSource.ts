@@ -1,5 +1,5 @@
 import { BackendError, findBackendError } from '../../domain/errors.ts';
-import type { SessionPage } from '../../domain/session.ts';
+import type { SessionPage, SessionSummary } from '../../domain/session.ts';
 import type { Logger } from '../../util/logger.ts';
 import { createBackendFetch } from '../http/backendFetch.ts';
 import type {
@@ -10,6 +10,10 @@ import type {
 } from '../sessionSource.ts';
 import type { CreateMcpToolClient, McpToolClient } from './mcpToolClient.ts';
 import { parseListAgentSessions } from './reportingRows.ts';
+import { parsePlatformRows, withManualTasks } from './platformRows.ts';
+import { filterArguments, validateFilters } from '../../domain/filters.ts';
+import type { SessionFilters } from '../../domain/filters.ts';
+import { mapLimited } from '../../util/mapLimited.ts';
 import { toolErrorToBackendError } from './toolErrors.ts';
 
 export interface McpSourceOptions {
@@ -21,6 +25,9 @@ export interface McpSourceOptions {
   clientVersion: string;
   baseFetch?: typeof fetch;
 }
+
+const WAITING_SCAN_LIMIT = 1000;
+const isWaiting = (s: SessionSummary) => s.status.status === 'waiting';
 
 /** Capabilities follow the tools the server actually lists. */
 export function capabilitiesFromTools(names: ReadonlySet<string>): SourceCapabilities {
@@ -52,16 +59,128 @@ export class McpSource implements SessionSource {
 
   async listSessions(request: ListSessionsRequest): Promise<SessionPage> {
     const tools = await this.tools(request.signal);
+    if (tools.has('list-agent-sessions')) return this.listReporting(request);
+    if (tools.has('get_sessions')) return this.listPlatform(request);
+    throw new BackendError(
+      'invalidResponse',
+      'This MCP server lists no sessions (it has neither list-agent-sessions nor get_sessions).',
+    );
+  }
+
+  /**
+   * Every session waiting on a human. The server derives "waiting" at read time from
+   * any stored value, so a status filter misses some: up to WAITING_SCAN_LIMIT rows are
+   * scanned in full; past that the stored "waiting" and "active" rows are asked for and
+   * the answer is marked incomplete.
+   */
+  async listWaiting(
+    filters: SessionFilters | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ sessions: SessionSummary[]; complete: boolean }> {
+    const tools = await this.tools(signal);
     if (!tools.has('list-agent-sessions')) {
-      throw new BackendError('invalidResponse', 'This MCP server has no list-agent-sessions tool.');
+      const sessions = await this.platformSessions(signal);
+      return {
+        sessions: sessions.filter((s) => s.status.status === 'waiting'),
+        complete: !sessions.some((s) => s.waitingUnknown),
+      };
     }
+    const base = { ...filterArguments(filters ?? {}) };
+    delete base.status;
+    const scan = await this.scan(base, WAITING_SCAN_LIMIT, signal);
+    if (scan.complete) return { sessions: scan.sessions.filter(isWaiting), complete: true };
+    const byId = new Map<string, SessionSummary>();
+    for (const status of ['waiting', 'active']) {
+      const part = await this.scan({ ...base, status }, WAITING_SCAN_LIMIT, signal);
+      for (const session of part.sessions.filter(isWaiting)) byId.set(session.id, session);
+    }
+    return { sessions: [...byId.values()], complete: false };
+  }
+
+  private async scan(
+    args: Record<string, string>,
+    maxRows: number,
+    signal?: AbortSignal,
+  ): Promise<{ sessions: SessionSummary[]; complete: boolean }> {
+    const sessions: SessionSummary[] = [];
+    let offset = 0;
+    while (offset < maxRows) {
+      const page = parseListAgentSessions(
+        await this.callJson('list-agent-sessions', { ...args, limit: 100, offset }, signal),
+        this.config.id,
+        offset,
+      );
+      sessions.push(...page.sessions);
+      if (page.next === undefined) return { sessions, complete: true };
+      offset = Number(page.next);
+    }
+    return { sessions, complete: false };
+  }
+
+  private async listReporting(request: ListSessionsRequest): Promise<SessionPage> {
+    const problem = validateFilters(request.filters ?? {});
+    if (problem) throw new BackendError('invalidFilter', problem);
     const offset = Number(request.cursor ?? 0) || 0;
     const payload = await this.callJson(
       'list-agent-sessions',
-      { limit: request.limit, offset },
+      { ...filterArguments(request.filters ?? {}), limit: request.limit, offset },
       request.signal,
     );
     return parseListAgentSessions(payload, this.config.id, offset);
+  }
+
+  /**
+   * Platform servers return every session at once; we page locally and describe
+   * running ones (their manual tasks say whether a human is needed).
+   */
+  private async listPlatform(request: ListSessionsRequest): Promise<SessionPage> {
+    const all =
+      request.cursor === undefined || !this.platformCache
+        ? await this.platformSessions(request.signal)
+        : this.platformCache;
+    const offset = Number(request.cursor ?? 0) || 0;
+    const end = offset + request.limit;
+    const filtered = all.filter(
+      (s) => !request.filters?.harness || s.harness === request.filters.harness,
+    );
+    return {
+      sessions: filtered.slice(offset, end),
+      total: filtered.length,
+      next: end < filtered.length ? String(end) : undefined,
+      invalidRows: this.platformInvalidRows,
+    };
+  }
+
+  private platformCache: SessionSummary[] | undefined;
+  private platformInvalidRows = 0;
+
+  private async platformSessions(signal?: AbortSignal): Promise<SessionSummary[]> {
+    const parsed = parsePlatformRows(
+      await this.callJson('get_sessions', {}, signal),
+      this.config.id,
+    );
+    if (!parsed)
+      throw new BackendError('invalidResponse', 'get_sessions did not answer with a list.');
+    const described = await mapLimited(parsed.sessions, 4, async (session) => {
+      const raw = session.status.raw.toUpperCase();
+      if (raw !== 'RUNNING' && raw !== 'PAUSED') return session;
+      try {
+        return withManualTasks(
+          session,
+          await this.callJson('describe_session', { session_id: session.id }, signal),
+        );
+      } catch (error) {
+        if (
+          error instanceof BackendError &&
+          (error.kind === 'unauthorized' || error.kind === 'canceled')
+        )
+          throw error;
+        return { ...session, waitingUnknown: true };
+      }
+    });
+    this.platformCache = described;
+    this.platformInvalidRows = parsed.invalidRows;
+    return described;
   }
 
   async test(signal?: AbortSignal): Promise<string> {
@@ -84,6 +203,7 @@ export class McpSource implements SessionSource {
     }
     if (result.isError) throw toolErrorToBackendError(name, result);
     if (result.structuredContent !== undefined) return result.structuredContent;
+    // Older servers only send text; FastMCP-style list results arrive as a JSON array.
     try {
       return JSON.parse(result.text);
     } catch {

@@ -114,9 +114,17 @@ test('monitoring disabled is forbidden (403), not a bad token', async () => {
 test('5xx and 429 from the endpoint are typed; the next call reconnects', async () => {
   const s = source();
   await s.listSessions({ limit: 1 });
-  faults.add({ match: { area: 'mcp', tool: 'list-agent-sessions' }, fault: { kind: 'status', status: 503 }, times: 1 });
+  faults.add({
+    match: { area: 'mcp', tool: 'list-agent-sessions' },
+    fault: { kind: 'status', status: 503 },
+    times: 1,
+  });
   assert.equal((await failure(s.listSessions({ limit: 1 }))).kind, 'server');
-  faults.add({ match: { area: 'mcp', tool: 'list-agent-sessions' }, fault: { kind: 'rateLimit', retryAfterSeconds: 3 }, times: 1 });
+  faults.add({
+    match: { area: 'mcp', tool: 'list-agent-sessions' },
+    fault: { kind: 'rateLimit', retryAfterSeconds: 3 },
+    times: 1,
+  });
   const limited = await failure(s.listSessions({ limit: 1 }));
   assert.equal(limited.kind, 'rateLimited');
   assert.equal(limited.retryAfterSeconds, 3);
@@ -127,7 +135,11 @@ test('5xx and 429 from the endpoint are typed; the next call reconnects', async 
 test('a malformed answer fails within the timeout, not after a minute', async () => {
   const s = source({ timeoutMs: 1500 });
   await s.capabilities();
-  faults.add({ match: { area: 'mcp', tool: 'list-agent-sessions' }, fault: { kind: 'malformedJson' }, times: 1 });
+  faults.add({
+    match: { area: 'mcp', tool: 'list-agent-sessions' },
+    fault: { kind: 'malformedJson' },
+    times: 1,
+  });
   const started = Date.now();
   const error = await failure(s.listSessions({ limit: 3 }));
   assert.ok(Date.now() - started < 5000, 'answered quickly');
@@ -138,7 +150,11 @@ test('a malformed answer fails within the timeout, not after a minute', async ()
 test('schema-violating rows are counted, valid data kept', async () => {
   const s = source();
   await s.capabilities();
-  faults.add({ match: { area: 'mcp', tool: 'list-agent-sessions' }, fault: { kind: 'schemaViolation' }, times: 1 });
+  faults.add({
+    match: { area: 'mcp', tool: 'list-agent-sessions' },
+    fault: { kind: 'schemaViolation' },
+    times: 1,
+  });
   const page = await s.listSessions({ limit: 10 });
   assert.equal(page.invalidRows, 10, 'every row without an id is counted as unreadable');
   assert.equal(page.sessions.length, 0);

@@ -1,0 +1,213 @@
+import * as vscode from 'vscode';
+import type { DerivedStatus } from '../domain/derivedStatus.ts';
+import type { SessionFilters } from '../domain/filters.ts';
+import {
+  FILTER_QUALITIES,
+  FILTER_SCOPES,
+  FILTER_STATUSES,
+  validateFilters,
+} from '../domain/filters.ts';
+import type { SessionStore } from '../store/sessionStore.ts';
+import type { SessionsTreeProvider } from '../views/sessionsTree.ts';
+import { connectionIdOf } from './viewCommands.ts';
+
+type FilterField =
+  'harness' | 'status' | 'dates' | 'quality' | 'scope' | 'userId' | 'clear' | 'apply';
+
+/** Filters per connection (QuickPicks, validated before any request) and the tree's text filter. */
+export function registerFilterCommands(
+  store: SessionStore,
+  tree: SessionsTreeProvider,
+): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand('agentSessions.setFilters', async (arg?: unknown) => {
+      const id = connectionIdOf(arg) ?? (await pickConnection(store));
+      const state = id ? store.state(id) : undefined;
+      if (!id || !state) return;
+      const edited = await editFilters({ ...state.filters });
+      if (edited) await store.setFilters(id, edited);
+    }),
+    vscode.commands.registerCommand('agentSessions.filterText', async () => {
+      const text = await vscode.window.showInputBox({
+        title: vscode.l10n.t('Filter Sessions'),
+        prompt: vscode.l10n.t(
+          'Show sessions whose name, harness, model, repository, user or branch contains this text.',
+        ),
+        value: tree.textFilter,
+      });
+      if (text !== undefined) tree.setTextFilter(text);
+    }),
+    vscode.commands.registerCommand('agentSessions.clearFilters', async () => {
+      tree.setTextFilter('');
+      await Promise.all(
+        store
+          .connections()
+          .filter((c) => Object.keys(c.filters).length > 0)
+          .map((c) => store.setFilters(c.config.id, {})),
+      );
+    }),
+    vscode.commands.registerCommand(
+      'agentSessions.showMoreInGroup',
+      (connectionId: string, status: DerivedStatus) => tree.showMore(connectionId, status),
+    ),
+  ];
+}
+
+async function pickConnection(store: SessionStore): Promise<string | undefined> {
+  const all = store.connections();
+  if (all.length <= 1) return all[0]?.config.id;
+  const picked = await vscode.window.showQuickPick(
+    all.map((c) => ({ label: c.config.label, id: c.config.id })),
+    { placeHolder: vscode.l10n.t('Filter which connection?') },
+  );
+  return picked?.id;
+}
+
+/** A small loop: pick a field, edit it, come back; "Apply" validates and returns. */
+async function editFilters(filters: SessionFilters): Promise<SessionFilters | undefined> {
+  for (;;) {
+    const problem = validateFilters(filters);
+    const items: (vscode.QuickPickItem & { field: FilterField })[] = [
+      { field: 'apply', label: `$(check) ${vscode.l10n.t('Apply')}`, detail: problem },
+      {
+        field: 'harness',
+        label: vscode.l10n.t('Harness'),
+        description: filters.harness ?? vscode.l10n.t('any'),
+      },
+      {
+        field: 'status',
+        label: vscode.l10n.t('Status'),
+        description: filters.status ?? vscode.l10n.t('any'),
+      },
+      {
+        field: 'dates',
+        label: vscode.l10n.t('Last activity between'),
+        description: `${filters.startDate ?? '…'} – ${filters.endDate ?? '…'}`,
+      },
+      {
+        field: 'quality',
+        label: vscode.l10n.t('Quality'),
+        description: filters.quality ?? 'substantive',
+      },
+      {
+        field: 'scope',
+        label: vscode.l10n.t('Viewer scope'),
+        description: filters.viewerScope
+          ? `${filters.viewerScope}${filters.teamId ? ` (${filters.teamId})` : ''}`
+          : vscode.l10n.t('server default'),
+      },
+      {
+        field: 'userId',
+        label: vscode.l10n.t('User ID'),
+        description: filters.userId ?? vscode.l10n.t('any'),
+      },
+      { field: 'clear', label: `$(clear-all) ${vscode.l10n.t('Clear all filters')}` },
+    ];
+    const picked = await vscode.window.showQuickPick(items, {
+      title: vscode.l10n.t('Session Filters'),
+      placeHolder: problem ?? vscode.l10n.t('Pick a filter to change, then Apply'),
+    });
+    if (!picked) return undefined;
+    switch (picked.field) {
+      case 'apply':
+        if (problem) {
+          void vscode.window.showWarningMessage(problem);
+          continue;
+        }
+        return filters;
+      case 'clear':
+        filters = {};
+        continue;
+      case 'harness': {
+        const value = await vscode.window.showInputBox({
+          title: vscode.l10n.t('Harness'),
+          prompt: vscode.l10n.t('e.g. claude-code or codex; empty for any'),
+          value: filters.harness,
+        });
+        if (value !== undefined) filters.harness = value.trim() || undefined;
+        continue;
+      }
+      case 'status': {
+        const value = await pickOne(['any', ...FILTER_STATUSES], filters.status);
+        if (value)
+          filters.status = value === 'any' ? undefined : (value as SessionFilters['status']);
+        continue;
+      }
+      case 'quality': {
+        const value = await pickOne(FILTER_QUALITIES, filters.quality);
+        if (value) filters.quality = value as SessionFilters['quality'];
+        continue;
+      }
+      case 'dates': {
+        const start = await dateInput(
+          vscode.l10n.t('From (ISO date, empty for open)'),
+          filters.startDate,
+        );
+        if (start === undefined) continue;
+        const end = await dateInput(
+          vscode.l10n.t('Until (ISO date, empty for open)'),
+          filters.endDate,
+        );
+        if (end === undefined) continue;
+        filters.startDate = start || undefined;
+        filters.endDate = end || undefined;
+        continue;
+      }
+      case 'scope': {
+        const value = await pickOne(['server default', ...FILTER_SCOPES], filters.viewerScope);
+        if (!value) continue;
+        if (value === 'team') {
+          const team = await vscode.window.showInputBox({
+            title: vscode.l10n.t('Team ID'),
+            prompt: vscode.l10n.t("The team's UUID (required for the team scope)"),
+            value: filters.teamId,
+            validateInput: (v) =>
+              validateFilters({ viewerScope: 'team', teamId: v.trim() }) ?? undefined,
+          });
+          if (team === undefined) continue;
+          filters.viewerScope = 'team';
+          filters.teamId = team.trim();
+        } else {
+          filters.viewerScope =
+            value === 'server default' ? undefined : (value as SessionFilters['viewerScope']);
+          filters.teamId = undefined; // a team id goes with the team scope only
+        }
+        continue;
+      }
+      case 'userId': {
+        const value = await vscode.window.showInputBox({
+          title: vscode.l10n.t('User ID'),
+          prompt: vscode.l10n.t("A user's UUID; empty for any"),
+          value: filters.userId,
+          validateInput: (v) => (v.trim() ? validateFilters({ userId: v.trim() }) : undefined),
+        });
+        if (value !== undefined) filters.userId = value.trim() || undefined;
+        continue;
+      }
+    }
+  }
+}
+
+async function pickOne(
+  values: readonly string[],
+  current: string | undefined,
+): Promise<string | undefined> {
+  const picked = await vscode.window.showQuickPick(
+    values.map((v) => ({
+      label: v,
+      picked: v === current,
+      description: v === current ? '✓' : undefined,
+    })),
+  );
+  return picked?.label;
+}
+
+function dateInput(prompt: string, value: string | undefined): Thenable<string | undefined> {
+  return vscode.window.showInputBox({
+    prompt,
+    value,
+    placeHolder: '2026-07-01',
+    validateInput: (v) =>
+      v.trim() && Number.isNaN(Date.parse(v.trim())) ? vscode.l10n.t('Not a date') : undefined,
+  });
+}

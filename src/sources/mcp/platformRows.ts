@@ -1,0 +1,100 @@
+import * as z from 'zod';
+import { derivePlatformStatus } from '../../domain/derivedStatus.ts';
+import type { PendingTask, SessionSummary } from '../../domain/session.ts';
+
+/** Itential `get_sessions` rows and the parts of `describe_session` the tree needs. */
+const platformRow = z.looseObject({
+  session_id: z.string(),
+  agent_name: z.string().nullish(),
+  status: z.string().nullish(),
+  started_at: z.string().nullish(),
+  end_time: z.string().nullish(),
+  duration_ms: z.number().nullish(),
+  total_input_tokens: z.number().nullish().catch(undefined),
+  total_output_tokens: z.number().nullish().catch(undefined),
+});
+type PlatformRow = z.infer<typeof platformRow>;
+
+const manualTask = z.looseObject({
+  work_item_id: z.string(),
+  title: z.string().nullish(),
+  view_type: z.string().nullish(),
+  waiting_age_seconds: z.number().nullish(),
+  completion_supported: z.boolean().nullish(),
+});
+
+const describedSession = z.looseObject({
+  session_id: z.string(),
+  status: z.string().nullish(),
+  // Tri-state: null = the lookup failed, [] = none, else the tasks. Absent on older servers.
+  pending_manual_tasks: z.array(z.unknown()).nullish(),
+});
+
+/** FastMCP wraps a list result as {"result": [...]} in structured output. */
+export function unwrapList(payload: unknown): unknown[] | undefined {
+  if (Array.isArray(payload)) return payload;
+  const result = (payload as { result?: unknown } | undefined)?.result;
+  return Array.isArray(result) ? result : undefined;
+}
+
+export function parsePlatformRows(
+  payload: unknown,
+  connectionId: string,
+): { sessions: SessionSummary[]; invalidRows: number } | undefined {
+  const rows = unwrapList(payload);
+  if (!rows) return undefined;
+  const sessions: SessionSummary[] = [];
+  let invalidRows = 0;
+  for (const item of rows) {
+    const row = platformRow.safeParse(item);
+    if (row.success) sessions.push(toSummary(row.data, connectionId));
+    else invalidRows++;
+  }
+  return { sessions, invalidRows };
+}
+
+function toSummary(row: PlatformRow, connectionId: string): SessionSummary {
+  return {
+    id: row.session_id,
+    connectionId,
+    label: `${row.agent_name ?? 'agent'} · ${row.session_id.slice(0, 8)}`,
+    status: derivePlatformStatus(row.status),
+    harness: row.agent_name ?? undefined,
+    startedAt: row.started_at ?? undefined,
+    lastActivityAt: row.end_time ?? row.started_at ?? undefined,
+    endedAt: row.end_time ?? undefined,
+    inputTokens: row.total_input_tokens ?? undefined,
+    outputTokens: row.total_output_tokens ?? undefined,
+  };
+}
+
+/** Folds describe_session's manual tasks into a summary: waiting, not waiting, or unknown. */
+export function withManualTasks(session: SessionSummary, payload: unknown): SessionSummary {
+  const parsed = describedSession.safeParse(payload);
+  if (!parsed.success || parsed.data.pending_manual_tasks === undefined) {
+    return { ...session, waitingUnknown: true };
+  }
+  const raw = parsed.data.pending_manual_tasks;
+  if (raw === null) return { ...session, waitingUnknown: true };
+  const tasks: PendingTask[] = raw.flatMap((item) => {
+    const task = manualTask.safeParse(item);
+    if (!task.success) return [];
+    return [
+      {
+        id: task.data.work_item_id,
+        title: task.data.title ?? undefined,
+        viewType: task.data.view_type ?? undefined,
+        waitingAgeSeconds: task.data.waiting_age_seconds ?? undefined,
+        completionSupported: task.data.completion_supported === true,
+      },
+    ];
+  });
+  const status = derivePlatformStatus(parsed.data.status ?? session.status.raw, tasks.length);
+  const oldest = Math.max(0, ...tasks.map((t) => t.waitingAgeSeconds ?? 0));
+  return {
+    ...session,
+    status,
+    pendingTasks: tasks,
+    waitingSince: tasks.length ? new Date(Date.now() - oldest * 1000).toISOString() : undefined,
+  };
+}

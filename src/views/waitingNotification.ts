@@ -1,0 +1,22 @@
+import * as vscode from 'vscode';
+import type { SessionSummary } from '../domain/session.ts';
+import type { SessionPanels } from '../webview/sessionPanels.ts';
+
+/** A notification when sessions newly start waiting on you (setting: agentSessions.notifyWhenWaiting). */
+export async function notifyWaiting(
+  sessions: SessionSummary[],
+  panels: SessionPanels,
+): Promise<void> {
+  if (!vscode.workspace.getConfiguration('agentSessions').get('notifyWhenWaiting', true)) return;
+  const first = sessions[0];
+  if (!first) return;
+  const open = vscode.l10n.t('Open');
+  const message =
+    sessions.length === 1
+      ? vscode.l10n.t('"{0}" is waiting on you.', first.label)
+      : vscode.l10n.t('{0} sessions started waiting on you.', sessions.length);
+  const answer = await vscode.window.showInformationMessage(message, open);
+  if (answer !== open) return;
+  if (sessions.length === 1) panels.open(first);
+  else await vscode.commands.executeCommand('agentSessions.showWaiting');
+}
