@@ -26,6 +26,7 @@ export const FILTER_STATUSES = [
 export const FILTER_QUALITIES = ['substantive', 'idle', 'all'] as const;
 export const FILTER_SCOPES = ['self', 'team', 'organization'] as const;
 
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Returns what is wrong, or undefined when the filters can be sent. */
@@ -44,10 +45,12 @@ export function validateFilters(filters: SessionFilters): string | undefined {
   ] as const) {
     if (value && Number.isNaN(Date.parse(value))) return `The ${name} must be an ISO 8601 date.`;
   }
+  // A bare end date means the whole day ("on or before 2026-07-31"), as the server reads it.
   if (
     filters.startDate &&
     filters.endDate &&
-    Date.parse(filters.startDate) > Date.parse(filters.endDate)
+    Date.parse(filters.startDate) >
+      Date.parse(filters.endDate) + (DATE_ONLY.test(filters.endDate) ? 86_399_999 : 0)
   ) {
     return 'The start date is after the end date.';
   }

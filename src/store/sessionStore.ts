@@ -1,6 +1,7 @@
 import { BackendError } from '../domain/errors.ts';
 import type { DerivedStatus } from '../domain/derivedStatus.ts';
 import type { SessionFilters } from '../domain/filters.ts';
+import { validateFilters } from '../domain/filters.ts';
 import type { SessionSummary } from '../domain/session.ts';
 import type { Logger } from '../util/logger.ts';
 import type { ConnectionConfig, SessionSource } from '../sources/sessionSource.ts';
@@ -41,6 +42,8 @@ export class SessionStore {
   private readonly pageSize: () => number;
   private readonly memory: FilterMemory | undefined;
   private readonly waitingListeners = new Set<(sessions: SessionSummary[]) => void>();
+  /** Settles when the connection's load under way ends. */
+  private readonly inFlight = new Map<string, Promise<void>>();
 
   constructor(options: {
     createSource: (config: ConnectionConfig) => SessionSource;
@@ -64,7 +67,11 @@ export class SessionStore {
     const state = this.states.get(connectionId);
     if (!state) return;
     state.filters = filters;
+    // Rows loaded under the old filters must not linger next to the new ones.
+    Object.assign(state, { sessions: [], next: undefined, total: undefined, waiting: undefined, invalidRows: 0, loadedOnce: false });
     await this.memory?.set(connectionId, filters);
+    // A load under way asked with the old filters (its answer is dropped): reload after it.
+    await this.inFlight.get(connectionId);
     await this.refresh(connectionId);
   }
 
@@ -159,9 +166,18 @@ export class SessionStore {
     const source = this.source(connectionId);
     if (!state || !source || state.loading) return;
     state.loading = true;
+    let settled = () => {};
+    this.inFlight.set(connectionId, new Promise<void>((resolve) => (settled = resolve)));
     this.emit(connectionId);
-    const before = state.loadedOnce ? new Set(waitingOf(state).map((s) => s.id)) : undefined;
+    const filters = state.filters;
+    // Only a refresh can tell who started waiting: more pages only reveal older rows.
+    const before =
+      state.loadedOnce && cursor === undefined
+        ? new Set(waitingOf(state).map((s) => s.id))
+        : undefined;
     try {
+      const problem = validateFilters(state.filters);
+      if (problem) throw new BackendError('invalidFilter', problem);
       const first = cursor === undefined;
       const [page, waiting] = await Promise.all([
         source.listSessions({ cursor, limit: this.pageSize(), filters: state.filters }),
@@ -169,7 +185,8 @@ export class SessionStore {
           ? source.listWaiting(state.filters)
           : Promise.resolve(state.waiting),
       ]);
-      if (this.states.get(connectionId) !== state) return; // removed meanwhile
+      // Removed or refiltered meanwhile: this answer no longer applies.
+      if (this.states.get(connectionId) !== state || state.filters !== filters) return;
       state.sessions = first
         ? refreshFirstPage(state.sessions, page.sessions, state.loadedOnce)
         : mergeById(state.sessions, page.sessions);
@@ -198,6 +215,8 @@ export class SessionStore {
       this.log.warn(`${state.config.label}: ${state.error.kind}: ${state.error.message}`);
     } finally {
       state.loading = false;
+      this.inFlight.delete(connectionId);
+      settled();
       this.emit(connectionId);
     }
   }

@@ -1,0 +1,583 @@
+/**
+ * The store against an in-memory SessionSource: an honest fake of the interface
+ * (offset paging, optional complete waiting list, scripted failures). The store is
+ * the unit under test, not the source.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { DerivedStatus } from '../../../src/domain/derivedStatus.ts';
+import { BackendError } from '../../../src/domain/errors.ts';
+import type { SessionFilters } from '../../../src/domain/filters.ts';
+import type { SessionPage, SessionSummary } from '../../../src/domain/session.ts';
+import type {
+  ConnectionConfig,
+  ListSessionsRequest,
+  SessionSource,
+  SourceCapabilities,
+} from '../../../src/sources/sessionSource.ts';
+import type { FilterMemory } from '../../../src/store/sessionStore.ts';
+import { SessionStore } from '../../../src/store/sessionStore.ts';
+import type { Logger } from '../../../src/util/logger.ts';
+
+function session(
+  id: string,
+  status: DerivedStatus,
+  extra: Partial<SessionSummary> = {},
+): SessionSummary {
+  return {
+    id,
+    connectionId: 'c',
+    label: id,
+    status: { status, raw: status },
+    ...extra,
+  };
+}
+
+const config = (id: string, extra: Partial<ConnectionConfig> = {}): ConnectionConfig => ({
+  id,
+  label: `Conn ${id}`,
+  kind: 'mcp',
+  url: `http://example.invalid/${id}`,
+  ...extra,
+});
+
+/** Offset-paged sessions; `harness` filters like a server would. */
+class FakeSource implements SessionSource {
+  readonly config: ConnectionConfig;
+  sessions: SessionSummary[];
+  /** The complete waiting list; undefined = the source has no listWaiting. */
+  waitingList: { sessions: SessionSummary[]; complete: boolean } | undefined;
+  /** Thrown by the next listSessions calls while set. */
+  failWith: unknown;
+  readonly requests: ListSessionsRequest[] = [];
+  readonly waitingRequests: (SessionFilters | undefined)[] = [];
+  disposed = false;
+  invalidRows = 0;
+  listWaiting:
+    | ((
+        filters: SessionFilters | undefined,
+      ) => Promise<{ sessions: SessionSummary[]; complete: boolean }>)
+    | undefined;
+  /** When set, listSessions waits for this before answering. */
+  gate: Promise<void> | undefined;
+
+  constructor(
+    cfg: ConnectionConfig,
+    sessions: SessionSummary[],
+    waitingList?: { sessions: SessionSummary[]; complete: boolean },
+  ) {
+    this.config = cfg;
+    this.sessions = sessions;
+    this.waitingList = waitingList;
+    this.listWaiting = waitingList
+      ? async (filters) => {
+          this.waitingRequests.push(filters);
+          if (this.failWith !== undefined) throw this.failWith;
+          const list = this.waitingList!;
+          return { sessions: list.sessions.filter((s) => matches(s, filters)), complete: list.complete };
+        }
+      : undefined;
+  }
+
+  async capabilities(): Promise<SourceCapabilities> {
+    return {
+      listSessions: true,
+      transcripts: false,
+      comments: false,
+      usage: false,
+      manualTasks: false,
+      complete: false,
+    };
+  }
+
+  async listSessions(request: ListSessionsRequest): Promise<SessionPage> {
+    this.requests.push(request);
+    await this.gate;
+    if (this.failWith !== undefined) throw this.failWith;
+    const all = this.sessions.filter((s) => matches(s, request.filters));
+    const offset = Number(request.cursor ?? 0);
+    const end = offset + request.limit;
+    return {
+      sessions: all.slice(offset, end),
+      total: all.length,
+      next: end < all.length ? String(end) : undefined,
+      invalidRows: this.invalidRows,
+    };
+  }
+
+  async test(): Promise<string> {
+    return 'ok';
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+  }
+}
+
+function matches(s: SessionSummary, filters: SessionFilters | undefined): boolean {
+  return !filters?.harness || s.harness === filters.harness;
+}
+
+class MemoryFilters implements FilterMemory {
+  readonly saved = new Map<string, SessionFilters>();
+  readonly writes: [string, SessionFilters][] = [];
+  get(connectionId: string): SessionFilters | undefined {
+    return this.saved.get(connectionId);
+  }
+  async set(connectionId: string, filters: SessionFilters): Promise<void> {
+    this.writes.push([connectionId, filters]);
+    this.saved.set(connectionId, filters);
+  }
+}
+
+class RecordingLogger implements Logger {
+  readonly warnings: string[] = [];
+  trace(): void {}
+  info(): void {}
+  warn(message: string): void {
+    this.warnings.push(message);
+  }
+  error(): void {}
+}
+
+function setup(
+  sources: FakeSource[],
+  options: { pageSize?: number; memory?: FilterMemory } = {},
+) {
+  const byId = new Map(sources.map((s) => [s.config.id, s]));
+  const created: ConnectionConfig[] = [];
+  const log = new RecordingLogger();
+  const store = new SessionStore({
+    createSource: (cfg) => {
+      created.push(cfg);
+      const source = byId.get(cfg.id);
+      if (!source) throw new Error(`no fake for ${cfg.id}`);
+      return source;
+    },
+    log,
+    pageSize: () => options.pageSize ?? 3,
+    ...(options.memory ? { filters: options.memory } : {}),
+  });
+  store.setConnections(sources.map((s) => s.config));
+  return { store, created, log };
+}
+
+const ids = (list: readonly SessionSummary[] | undefined) => (list ?? []).map((s) => s.id);
+
+const many = (n: number, status: DerivedStatus = 'active', prefix = 's') =>
+  Array.from({ length: n }, (_, i) => session(`${prefix}${i + 1}`, status));
+
+describe('SessionStore', () => {
+  it('first load: the first page, total and cursor; loading is announced and cleared', async () => {
+    const source = new FakeSource(config('a'), many(7));
+    const { store } = setup([source]);
+    const events: (string | undefined)[] = [];
+    const loadingSeen: boolean[] = [];
+    store.onDidChange((id) => {
+      events.push(id);
+      loadingSeen.push(store.state('a')!.loading);
+    });
+    await store.refresh('a');
+    const state = store.state('a')!;
+    assert.deepEqual(ids(state.sessions), ['s1', 's2', 's3']);
+    assert.equal(state.total, 7);
+    assert.equal(state.next, '3');
+    assert.equal(state.loadedOnce, true);
+    assert.equal(state.loading, false);
+    assert.equal(state.error, undefined);
+    assert.deepEqual(events, ['a', 'a']);
+    assert.deepEqual(loadingSeen, [true, false]);
+    assert.equal(source.requests[0]?.limit, 3);
+    assert.equal(source.requests[0]?.cursor, undefined);
+  });
+
+  it('loadMore pages on and merges without duplicates when rows shifted meanwhile', async () => {
+    const source = new FakeSource(config('a'), many(7));
+    const { store } = setup([source]);
+    await store.refresh('a');
+    // A new session arrives at the top: offset 3 now starts at the old s3.
+    source.sessions = [session('new', 'active'), ...source.sessions];
+    await store.loadMore('a');
+    const state = store.state('a')!;
+    assert.equal(source.requests.at(-1)?.cursor, '3');
+    assert.deepEqual(ids(state.sessions), ['s1', 's2', 's3', 's4', 's5']);
+    assert.equal(new Set(ids(state.sessions)).size, state.sessions.length, 'no duplicates');
+    assert.equal(state.next, '6');
+    await store.loadMore('a');
+    assert.deepEqual(ids(state.sessions), ['s1', 's2', 's3', 's4', 's5', 's6', 's7']);
+    assert.equal(state.next, undefined);
+    const requests = source.requests.length;
+    await store.loadMore('a');
+    assert.equal(source.requests.length, requests, 'nothing more to load: no request');
+  });
+
+  it('invalid rows are counted per load and summed over pages', async () => {
+    const source = new FakeSource(config('a'), many(7));
+    source.invalidRows = 2;
+    const { store, log } = setup([source]);
+    await store.refresh('a');
+    await store.loadMore('a');
+    assert.equal(store.state('a')!.invalidRows, 4);
+    assert.ok(log.warnings.some((w) => w.includes('2 session rows failed validation')));
+    await store.refresh('a');
+    assert.equal(store.state('a')!.invalidRows, 2, 'a refresh starts counting again');
+  });
+
+  it('a failed refresh keeps the last good sessions and sets the error; the next success clears it', async () => {
+    const source = new FakeSource(config('a'), many(5));
+    const { store } = setup([source]);
+    await store.refresh('a');
+    source.failWith = new BackendError('server', 'answered 503', { status: 503 });
+    await store.refresh('a');
+    const state = store.state('a')!;
+    assert.deepEqual(ids(state.sessions), ['s1', 's2', 's3']);
+    assert.equal(state.error?.kind, 'server');
+    assert.equal(state.error?.status, 503);
+    assert.equal(state.loading, false);
+    assert.equal(state.loadedOnce, true);
+
+    source.failWith = new TypeError('not a backend error');
+    await store.refresh('a');
+    assert.equal(state.error?.kind, 'invalidResponse', 'anything else is an unusable answer');
+    assert.match(state.error?.message ?? '', /not a backend error/);
+
+    source.failWith = undefined;
+    await store.refresh('a');
+    assert.equal(state.error, undefined);
+  });
+
+  it('a failed first load leaves nothing loaded but the error', async () => {
+    const source = new FakeSource(config('a'), many(5));
+    source.failWith = new BackendError('unauthorized', 'Sign in again.', { status: 401 });
+    const { store } = setup([source]);
+    await store.refresh('a');
+    const state = store.state('a')!;
+    assert.equal(state.loadedOnce, false);
+    assert.deepEqual(state.sessions, []);
+    assert.equal(state.error?.kind, 'unauthorized');
+  });
+
+  it('the waiting list from listWaiting overrides the waiting sessions of the loaded pages', async () => {
+    const loadedWaiting = session('w-loaded', 'waiting');
+    const elsewhere = session('w-page-9', 'waiting');
+    const source = new FakeSource(
+      config('a'),
+      [session('a1', 'active'), loadedWaiting, session('f1', 'finished'), ...many(5)],
+      { sessions: [elsewhere], complete: true },
+    );
+    const { store } = setup([source]);
+    await store.refresh('a');
+    assert.deepEqual(ids(store.waiting()), ['w-page-9']);
+    const groups = store.groups('a');
+    assert.deepEqual(ids(groups.get('waiting')), ['w-page-9']);
+    assert.deepEqual(ids(groups.get('active')), ['a1']);
+    assert.deepEqual(ids(groups.get('finished')), ['f1']);
+    assert.equal(
+      [...groups.values()].flat().filter((s) => s.id === 'w-loaded').length,
+      0,
+      'a loaded row the complete list does not name is not shown as waiting',
+    );
+    assert.equal(source.waitingRequests.length, 1);
+  });
+
+  it('listWaiting is asked on a refresh, not on loadMore', async () => {
+    const source = new FakeSource(config('a'), many(7), { sessions: [], complete: true });
+    const { store } = setup([source]);
+    await store.refresh('a');
+    await store.loadMore('a');
+    assert.equal(source.waitingRequests.length, 1);
+    await store.refresh('a');
+    assert.equal(source.waitingRequests.length, 2);
+  });
+
+  it('without listWaiting, the waiting sessions are those of the loaded pages', async () => {
+    const source = new FakeSource(config('a'), [
+      session('w1', 'waiting'),
+      session('a1', 'active'),
+      session('w2', 'waiting'),
+      session('w3', 'waiting'),
+    ]);
+    const { store } = setup([source]);
+    await store.refresh('a');
+    assert.deepEqual(ids(store.waiting()), ['w1', 'w2']);
+    assert.deepEqual(ids(store.groups('a').get('waiting')), ['w1', 'w2']);
+    await store.loadMore('a');
+    assert.deepEqual(ids(store.waiting()), ['w1', 'w2', 'w3']);
+  });
+
+  it('waiting() spans connections', async () => {
+    const a = new FakeSource(config('a'), [session('wa', 'waiting')]);
+    const b = new FakeSource(config('b'), [session('x', 'active')], {
+      sessions: [session('wb', 'waiting')],
+      complete: true,
+    });
+    const { store } = setup([a, b]);
+    await Promise.all([store.refresh('a'), store.refresh('b')]);
+    assert.deepEqual(ids(store.waiting()).sort(), ['wa', 'wb']);
+  });
+
+  describe('waitingIncomplete', () => {
+    it('is false when every connection loaded and could tell', async () => {
+      const a = new FakeSource(config('a'), [session('w', 'waiting')]);
+      const b = new FakeSource(config('b'), [], { sessions: [], complete: true });
+      const { store } = setup([a, b]);
+      await Promise.all([store.refresh('a'), store.refresh('b')]);
+      assert.equal(store.waitingIncomplete(), false);
+    });
+
+    it('is true when a source says its waiting list is not complete', async () => {
+      const a = new FakeSource(config('a'), []);
+      const b = new FakeSource(config('b'), [], {
+        sessions: [session('w', 'waiting')],
+        complete: false,
+      });
+      const { store } = setup([a, b]);
+      await Promise.all([store.refresh('a'), store.refresh('b')]);
+      assert.equal(store.waitingIncomplete(), true);
+    });
+
+    it('is true when a loaded session could not tell whether it waits', async () => {
+      const a = new FakeSource(config('a'), [session('x', 'active', { waitingUnknown: true })]);
+      const { store } = setup([a]);
+      await store.refresh('a');
+      assert.equal(store.waitingIncomplete(), true);
+    });
+
+    it('is true when a connection failed, and false again once it recovers', async () => {
+      const a = new FakeSource(config('a'), [session('w', 'waiting')]);
+      const b = new FakeSource(config('b'), []);
+      b.failWith = new BackendError('network', 'refused');
+      const { store } = setup([a, b]);
+      await Promise.all([store.refresh('a'), store.refresh('b')]);
+      assert.equal(store.waitingIncomplete(), true);
+      b.failWith = undefined;
+      await store.refresh('b');
+      assert.equal(store.waitingIncomplete(), false);
+    });
+  });
+
+  describe('onDidStartWaiting', () => {
+    it('never fires on the first load, then only for sessions newly waiting', async () => {
+      const source = new FakeSource(config('a'), [
+        session('w1', 'waiting'),
+        session('a1', 'active'),
+        session('a2', 'active'),
+      ]);
+      const { store } = setup([source]);
+      const fired: string[][] = [];
+      store.onDidStartWaiting((list) => fired.push(ids(list)));
+      await store.refresh('a');
+      assert.deepEqual(fired, [], 'the first load is not news');
+      await store.refresh('a');
+      assert.deepEqual(fired, [], 'nothing changed');
+      source.sessions = [session('w1', 'waiting'), session('a1', 'waiting'), session('a2', 'active')];
+      await store.refresh('a');
+      assert.deepEqual(fired, [['a1']]);
+      await store.refresh('a');
+      assert.deepEqual(fired, [['a1']], 'still waiting is not news');
+      source.sessions = [session('w1', 'active'), session('a1', 'active'), session('a2', 'active')];
+      await store.refresh('a');
+      source.sessions = [session('w1', 'waiting'), session('a1', 'active'), session('a2', 'active')];
+      await store.refresh('a');
+      assert.deepEqual(fired, [['a1'], ['w1']], 'waiting again after a break is news');
+    });
+
+    it('uses the complete waiting list when the source has one', async () => {
+      const source = new FakeSource(config('a'), many(3), {
+        sessions: [session('far1', 'waiting')],
+        complete: true,
+      });
+      const { store } = setup([source]);
+      const fired: string[][] = [];
+      store.onDidStartWaiting((list) => fired.push(ids(list)));
+      await store.refresh('a');
+      source.waitingList = {
+        sessions: [session('far1', 'waiting'), session('far2', 'waiting')],
+        complete: true,
+      };
+      await store.refresh('a');
+      assert.deepEqual(fired, [['far2']]);
+    });
+
+    it('a failed first load does not count as the first load', async () => {
+      const source = new FakeSource(config('a'), [session('w1', 'waiting')]);
+      source.failWith = new BackendError('server', '503');
+      const { store } = setup([source]);
+      const fired: string[][] = [];
+      store.onDidStartWaiting((list) => fired.push(ids(list)));
+      await store.refresh('a');
+      source.failWith = undefined;
+      await store.refresh('a');
+      assert.deepEqual(fired, [], 'the first successful load is still the first');
+    });
+
+    it('loading more pages reveals older sessions; they did not start waiting', async () => {
+      const source = new FakeSource(config('a'), [
+        ...many(3),
+        session('old-w1', 'waiting'),
+        session('old-w2', 'waiting'),
+      ]);
+      const { store } = setup([source]);
+      const fired: string[][] = [];
+      store.onDidStartWaiting((list) => fired.push(ids(list)));
+      await store.refresh('a');
+      await store.loadMore('a');
+      assert.deepEqual(ids(store.waiting()), ['old-w1', 'old-w2']);
+      assert.deepEqual(fired, []);
+    });
+
+    it('a disposed listener is not called', async () => {
+      const source = new FakeSource(config('a'), [session('a1', 'active')]);
+      const { store } = setup([source]);
+      const fired: string[][] = [];
+      const sub = store.onDidStartWaiting((list) => fired.push(ids(list)));
+      await store.refresh('a');
+      sub.dispose();
+      source.sessions = [session('a1', 'waiting')];
+      await store.refresh('a');
+      assert.deepEqual(fired, []);
+    });
+  });
+
+  describe('filters', () => {
+    it('setConnections starts a connection with its remembered filters', async () => {
+      const memory = new MemoryFilters();
+      memory.saved.set('a', { harness: 'codex' });
+      const source = new FakeSource(config('a'), [
+        session('x', 'active', { harness: 'claude-code' }),
+        session('y', 'active', { harness: 'codex' }),
+      ]);
+      const { store } = setup([source], { memory });
+      assert.deepEqual(store.state('a')!.filters, { harness: 'codex' });
+      await store.refresh('a');
+      assert.deepEqual(source.requests[0]?.filters, { harness: 'codex' });
+      assert.deepEqual(ids(store.state('a')!.sessions), ['y']);
+    });
+
+    it('setFilters remembers the filters and reloads with them', async () => {
+      const memory = new MemoryFilters();
+      const source = new FakeSource(
+        config('a'),
+        [
+          session('x', 'active', { harness: 'claude-code' }),
+          session('y', 'waiting', { harness: 'codex' }),
+        ],
+        { sessions: [session('y', 'waiting', { harness: 'codex' })], complete: true },
+      );
+      const { store } = setup([source], { memory });
+      await store.refresh('a');
+      await store.setFilters('a', { harness: 'codex' });
+      assert.deepEqual(memory.writes, [['a', { harness: 'codex' }]]);
+      assert.deepEqual(store.state('a')!.filters, { harness: 'codex' });
+      assert.equal(source.requests.length, 2, 'reloaded');
+      assert.deepEqual(source.requests[1]?.filters, { harness: 'codex' });
+      assert.equal(source.requests[1]?.cursor, undefined, 'from the first page');
+      assert.deepEqual(source.waitingRequests.at(-1), { harness: 'codex' });
+      assert.deepEqual(ids(store.state('a')!.sessions), ['y']);
+    });
+
+    it('after setFilters only rows of the new filter are shown, and paging restarts', async () => {
+      const source = new FakeSource(config('a'), [
+        ...many(6, 'active', 'c').map((s) => ({ ...s, harness: 'claude-code' })),
+        ...many(5, 'active', 'x').map((s) => ({ ...s, harness: 'codex' })),
+      ]);
+      const { store } = setup([source]);
+      await store.refresh('a');
+      await store.loadMore('a');
+      assert.equal(store.state('a')!.sessions.length, 6);
+      await store.setFilters('a', { harness: 'codex' });
+      const state = store.state('a')!;
+      assert.deepEqual(ids(state.sessions), ['x1', 'x2', 'x3']);
+      assert.equal(state.total, 5);
+      assert.equal(state.next, '3', 'the next page of the filtered list follows the first');
+      await store.loadMore('a');
+      assert.deepEqual(ids(state.sessions), ['x1', 'x2', 'x3', 'x4', 'x5']);
+    });
+
+    it('setFilters while a load with the old filters is in flight still ends with the new filters', async () => {
+      const source = new FakeSource(config('a'), [
+        ...many(4, 'active', 'c').map((s) => ({ ...s, harness: 'claude-code' })),
+        ...many(2, 'active', 'x').map((s) => ({ ...s, harness: 'codex' })),
+      ]);
+      const { store } = setup([source]);
+      await store.refresh('a');
+      let open: () => void = () => undefined;
+      source.gate = new Promise<void>((resolve) => (open = resolve));
+      const poll = store.refresh('a'); // e.g. the poller, with no filters
+      const filtering = store.setFilters('a', { harness: 'codex' });
+      open();
+      await Promise.all([poll, filtering]);
+      assert.deepEqual(source.requests.at(-1)?.filters, { harness: 'codex' });
+      assert.deepEqual(ids(store.state('a')!.sessions), ['x1', 'x2']);
+    });
+
+    it('setFilters on an unknown connection does nothing', async () => {
+      const memory = new MemoryFilters();
+      const { store } = setup([new FakeSource(config('a'), [])], { memory });
+      await store.setFilters('nope', { harness: 'codex' });
+      assert.deepEqual(memory.writes, []);
+    });
+  });
+
+  describe('setConnections', () => {
+    it('drops removed connections: state gone, source disposed, waiting no longer counted', async () => {
+      const a = new FakeSource(config('a'), [session('wa', 'waiting')]);
+      const b = new FakeSource(config('b'), [session('wb', 'waiting')]);
+      const { store } = setup([a, b]);
+      await Promise.all([store.refresh('a'), store.refresh('b')]);
+      const changes: (string | undefined)[] = [];
+      store.onDidChange((id) => changes.push(id));
+      store.setConnections([a.config]);
+      assert.deepEqual(
+        store.connections().map((c) => c.config.id),
+        ['a'],
+      );
+      assert.equal(store.state('b'), undefined);
+      assert.equal(b.disposed, true);
+      assert.equal(a.disposed, false);
+      assert.deepEqual(ids(store.waiting()), ['wa']);
+      assert.deepEqual(changes, [undefined], 'one change for the whole list');
+      assert.deepEqual(store.groups('b'), new Map());
+    });
+
+    it('keeps the state of unchanged connections and restarts changed ones', async () => {
+      const a = new FakeSource(config('a'), [session('x', 'active')]);
+      const { store, created } = setup([a]);
+      await store.refresh('a');
+      store.setConnections([config('a')]);
+      assert.equal(store.state('a')!.loadedOnce, true, 'same config: kept');
+      assert.equal(a.disposed, false);
+      store.setConnections([config('a', { url: 'http://example.invalid/other' })]);
+      assert.equal(a.disposed, true, 'changed config: old source disposed');
+      assert.equal(store.state('a')!.loadedOnce, false);
+      assert.equal(store.state('a')!.config.url, 'http://example.invalid/other');
+      store.source('a');
+      assert.equal(created.at(-1)?.url, 'http://example.invalid/other', 'a new source for it');
+    });
+
+    it('a connection removed while its load is in flight does not come back', async () => {
+      const a = new FakeSource(config('a'), [session('x', 'active')]);
+      let open: () => void = () => undefined;
+      a.gate = new Promise<void>((resolve) => (open = resolve));
+      const { store } = setup([a]);
+      const loading = store.refresh('a');
+      store.setConnections([]);
+      open();
+      await loading;
+      assert.equal(store.state('a'), undefined);
+      assert.deepEqual(store.connections(), []);
+    });
+  });
+
+  it('a second refresh while one is in flight is not sent twice', async () => {
+    const a = new FakeSource(config('a'), many(2));
+    let open: () => void = () => undefined;
+    a.gate = new Promise<void>((resolve) => (open = resolve));
+    const { store } = setup([a]);
+    const first = store.refresh('a');
+    const second = store.refresh('a');
+    open();
+    await Promise.all([first, second]);
+    assert.equal(a.requests.length, 1);
+  });
+});
