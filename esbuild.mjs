@@ -11,7 +11,8 @@ import path from 'node:path';
 const args = new Set(process.argv.slice(2));
 const production = args.has('--production');
 const watch = args.has('--watch');
-const withTests = args.has('--tests');
+const withTests = args.has('--tests') || args.has('--tests-only');
+const testsOnly = args.has('--tests-only');
 
 /** @type {esbuild.BuildOptions} */
 const common = {
@@ -28,12 +29,23 @@ const builds = {
   extension: {
     ...common,
     entryPoints: { extension: 'src/extension.ts' },
+    // Marks when the bundle starts evaluating, so activation cost can be measured (ExtensionApi.timing).
+    banner: { js: 'globalThis.__agentSessionsLoadStart = performance.now();' },
     outdir: 'dist',
     outExtension: { '.js': '.cjs' },
     platform: 'node',
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+  },
+  sources: {
+    ...common,
+    entryPoints: { sources: 'src/sources/index.ts' },
+    outdir: 'dist',
+    outExtension: { '.js': '.cjs' },
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   },
   demo: {
     ...common,
@@ -95,6 +107,11 @@ async function writeMeta(name, result) {
   await writeFile(`dist/meta/${name}.json`, JSON.stringify(result.metafile));
 }
 
+if (testsOnly) {
+  // Rebuild the tests alone, e.g. against an existing production build of the extension.
+  for (const name of ['extension', 'sources', 'demo', 'mcpClient', 'webview']) delete builds[name];
+}
+
 if (watch) {
   await copyCodicons();
   for (const [name, options] of Object.entries(builds)) {
@@ -108,7 +125,7 @@ if (watch) {
 } else {
   // A production build starts clean, so no development source map ships.
   if (production) await rm('dist', { recursive: true, force: true });
-  await copyCodicons();
+  if (!testsOnly) await copyCodicons();
   await Promise.all(
     Object.entries(builds).map(async ([name, options]) =>
       writeMeta(name, await esbuild.build(options)),

@@ -31,9 +31,16 @@ export interface ExtensionApi {
   store: SessionStore;
   tree: SessionsTreeProvider;
   view: vscode.TreeView<TreeNode>;
+  /** What activation cost this extension itself: evaluating the bundle and running activate(). */
+  timing: { evaluateMs: number | undefined; activateMs: number };
 }
 
+/** Set by the bundle's first line (esbuild banner); undefined when run unbundled. */
+const loadStarted = (globalThis as { __agentSessionsLoadStart?: number }).__agentSessionsLoadStart;
+const loadFinished = performance.now();
+
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
+  const activateStarted = performance.now();
   const channel = vscode.window.createOutputChannel('Agent Sessions', { log: true });
   const log = createRedactingLogger(channel);
   const registry = new ConnectionRegistry();
@@ -115,7 +122,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   );
   syncConnections();
   void applyDevConnection(registry, tokens, log);
-  return { registry, tokens, store, tree, view };
+  const timing = {
+    evaluateMs: loadStarted === undefined ? undefined : loadFinished - loadStarted,
+    activateMs: performance.now() - activateStarted,
+  };
+  return { registry, tokens, store, tree, view, timing };
 }
 
 export function deactivate(): void {

@@ -41,11 +41,24 @@ export function errorKindForStatus(status: number): BackendErrorKind | undefined
   return undefined;
 }
 
+/**
+ * Structural check: the extension ships several bundles (extension, sources, MCP
+ * client), each with its own copy of this class, so `instanceof` cannot be trusted
+ * across them.
+ */
+export function isBackendError(error: unknown): error is BackendError {
+  return (
+    error instanceof Error &&
+    error.name === 'BackendError' &&
+    typeof (error as { kind?: unknown }).kind === 'string'
+  );
+}
+
 /** Finds a BackendError anywhere in an error's cause chain (SDKs wrap what fetch threw). */
 export function findBackendError(error: unknown): BackendError | undefined {
   let current: unknown = error;
   for (let depth = 0; current && depth < 8; depth++) {
-    if (current instanceof BackendError) return current;
+    if (isBackendError(current)) return current;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;

@@ -2,8 +2,6 @@ import * as path from 'node:path';
 import type { TokenStore } from '../config/tokenStore.ts';
 import { BackendError } from '../domain/errors.ts';
 import type { Logger } from '../util/logger.ts';
-import { McpSource } from './mcp/mcpSource.ts';
-import { AgentsApiSource } from './rest/agentsApiSource.ts';
 import type { CreateMcpToolClient } from './mcp/mcpToolClient.ts';
 import type { ConnectionConfig, SessionSource } from './sessionSource.ts';
 
@@ -30,7 +28,14 @@ export function createSourceFactory(
     });
     return mcpModule;
   };
+  let adapters: typeof import('./index.ts') | undefined;
+  // The adapters and zod live in dist/sources.cjs, read on the first connection only.
+  const load = () =>
+    (adapters ??= require(
+      path.join(deps.extensionPath, 'dist', 'sources.cjs'),
+    ) as typeof import('./index.ts'));
   return (config) => {
+    const { McpSource, AgentsApiSource } = load();
     if (config.kind === 'mcp' && config.url) {
       const url = config.url;
       return new McpSource({

@@ -1,4 +1,4 @@
-import { BackendError } from '../domain/errors.ts';
+import { BackendError, isBackendError } from '../domain/errors.ts';
 import type { DerivedStatus } from '../domain/derivedStatus.ts';
 import type { SessionFilters } from '../domain/filters.ts';
 import { validateFilters } from '../domain/filters.ts';
@@ -68,7 +68,14 @@ export class SessionStore {
     if (!state) return;
     state.filters = filters;
     // Rows loaded under the old filters must not linger next to the new ones.
-    Object.assign(state, { sessions: [], next: undefined, total: undefined, waiting: undefined, invalidRows: 0, loadedOnce: false });
+    Object.assign(state, {
+      sessions: [],
+      next: undefined,
+      total: undefined,
+      waiting: undefined,
+      invalidRows: 0,
+      loadedOnce: false,
+    });
     await this.memory?.set(connectionId, filters);
     // A load under way asked with the old filters (its answer is dropped): reload after it.
     await this.inFlight.get(connectionId);
@@ -210,8 +217,9 @@ export class SessionStore {
         if (started.length) for (const listener of this.waitingListeners) listener(started);
       }
     } catch (error) {
-      state.error =
-        error instanceof BackendError ? error : new BackendError('invalidResponse', String(error));
+      state.error = isBackendError(error)
+        ? error
+        : new BackendError('invalidResponse', String(error));
       this.log.warn(`${state.config.label}: ${state.error.kind}: ${state.error.message}`);
     } finally {
       state.loading = false;

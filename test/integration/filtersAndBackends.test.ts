@@ -27,17 +27,30 @@ describe('filters, platform and REST connections, notifications, origin-bound to
       interceptor: async (request, next) => {
         if (request.toolName === 'list-agent-sessions') listCalls.push(request.toolArguments);
         const response = await next();
-        if (!hidden || request.toolName !== 'list-agent-sessions' || !(response.body instanceof Uint8Array)) {
+        if (
+          !hidden ||
+          request.toolName !== 'list-agent-sessions' ||
+          !(response.body instanceof Uint8Array)
+        ) {
           return response;
         }
         const text = Buffer.from(response.body).toString('utf8');
-        const body = JSON.parse(text) as { result?: { structuredContent?: { items: { id: string }[] }; content?: { text: string }[] } };
+        const body = JSON.parse(text) as {
+          result?: {
+            structuredContent?: { items: { id: string }[] };
+            content?: { text: string }[];
+          };
+        };
         const structured = body.result?.structuredContent;
         if (!structured) return response;
         structured.items = structured.items.filter((item) => item.id !== hidden);
         if (body.result?.content?.[0]) body.result.content[0].text = JSON.stringify(structured);
         const bytes = Buffer.from(JSON.stringify(body));
-        return { ...response, headers: { ...response.headers, 'content-length': String(bytes.length) }, body: bytes };
+        return {
+          ...response,
+          headers: { ...response.headers, 'content-length': String(bytes.length) },
+          body: bytes,
+        };
       },
     });
     api = (await vscode.extensions
@@ -69,9 +82,9 @@ describe('filters, platform and REST connections, notifications, origin-bound to
     assert.equal(state?.error?.kind, 'invalidFilter');
     assert.match(state?.error?.message ?? '', /team ID/);
     assert.equal(listCalls.length, before, 'nothing was sent');
-    const node = (api.tree.getChildren({ kind: 'connection', connectionId: 'filters' }) as TreeNode[]).find(
-      (n) => n.kind === 'message',
-    );
+    const node = (
+      api.tree.getChildren({ kind: 'connection', connectionId: 'filters' }) as TreeNode[]
+    ).find((n) => n.kind === 'message');
     assert.ok(node);
     assert.equal(api.tree.getTreeItem(node).contextValue, 'error.filter');
   });
@@ -81,7 +94,10 @@ describe('filters, platform and REST connections, notifications, origin-bound to
     const state = api.store.state('filters');
     assert.equal(state?.error, undefined);
     assert.ok((state?.sessions.length ?? 0) > 0);
-    assert.ok(state?.sessions.every((s) => s.harness === 'codex'), 'only codex sessions');
+    assert.ok(
+      state?.sessions.every((s) => s.harness === 'codex'),
+      'only codex sessions',
+    );
     assert.deepEqual((listCalls.at(-1) as { harness?: string }).harness, 'codex');
     assert.match(api.view.description ?? '', /codex/);
     await api.store.setFilters('filters', {});
@@ -92,12 +108,20 @@ describe('filters, platform and REST connections, notifications, origin-bound to
     assert.ok(target?.repository);
     api.tree.setTextFilter(target.repository);
     try {
-      const sessions = (api.tree.getChildren({ kind: 'connection', connectionId: 'filters' }) as TreeNode[])
+      const sessions = (
+        api.tree.getChildren({ kind: 'connection', connectionId: 'filters' }) as TreeNode[]
+      )
         .filter((n) => n.kind === 'group')
         .flatMap((g) => api.tree.getChildren(g) as TreeNode[])
         .filter((n): n is Extract<TreeNode, { kind: 'session' }> => n.kind === 'session');
       assert.ok(sessions.length > 0);
-      assert.ok(sessions.every((n) => n.session.repository === target.repository || n.session.label.includes(target.repository ?? '')));
+      assert.ok(
+        sessions.every(
+          (n) =>
+            n.session.repository === target.repository ||
+            n.session.label.includes(target.repository ?? ''),
+        ),
+      );
     } finally {
       api.tree.setTextFilter('');
     }
@@ -108,18 +132,26 @@ describe('filters, platform and REST connections, notifications, origin-bound to
     assert.ok(waiting, 'the demo has waiting sessions');
     const shown: string[] = [];
     const original = vscode.window.showInformationMessage;
-    (vscode.window as { showInformationMessage: unknown }).showInformationMessage = async (message: string) => {
+    (vscode.window as { showInformationMessage: unknown }).showInformationMessage = async (
+      message: string,
+    ) => {
       shown.push(message);
       return undefined;
     };
     try {
       hidden = waiting.id;
       await api.store.refresh('filters');
-      assert.equal(api.store.state('filters')?.waiting?.sessions.some((s) => s.id === waiting.id), false);
+      assert.equal(
+        api.store.state('filters')?.waiting?.sessions.some((s) => s.id === waiting.id),
+        false,
+      );
       hidden = undefined;
       await api.store.refresh('filters');
       await until('notification', () => shown.length > 0);
-      assert.ok(shown.some((m) => m.includes(waiting.label)), JSON.stringify(shown));
+      assert.ok(
+        shown.some((m) => m.includes(waiting.label)),
+        JSON.stringify(shown),
+      );
     } finally {
       (vscode.window as { showInformationMessage: unknown }).showInformationMessage = original;
       hidden = undefined;
@@ -151,7 +183,9 @@ describe('filters, platform and REST connections, notifications, origin-bound to
     }
     const sessions = state?.sessions ?? [];
     assert.ok(sessions.some((s) => s.status.status === 'waiting'));
-    assert.ok(sessions.filter((s) => s.status.raw === 'stopped').every((s) => s.status.status === 'idle'));
+    assert.ok(
+      sessions.filter((s) => s.status.raw === 'stopped').every((s) => s.status.status === 'idle'),
+    );
     const child = sessions.find((s) => s.parentId && sessions.some((p) => p.id === s.parentId));
     assert.ok(child, 'the demo links a sub-agent session to its parent');
     const parent = sessions.find((s) => s.id === child.parentId);

@@ -52,7 +52,8 @@ describe('sessions tree against the reference backend', () => {
   });
 
   const state = () => api.store.state(CONNECTION);
-  const rootNodes = () => api.tree.getChildren({ kind: 'connection', connectionId: CONNECTION }) as TreeNode[];
+  const rootNodes = () =>
+    api.tree.getChildren({ kind: 'connection', connectionId: CONNECTION }) as TreeNode[];
 
   it('shows derived-status groups with the right counts, waiting first', async () => {
     await until('first page', () => state()?.loadedOnce);

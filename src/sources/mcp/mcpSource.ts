@@ -1,4 +1,4 @@
-import { BackendError, findBackendError } from '../../domain/errors.ts';
+import { BackendError, findBackendError, isBackendError } from '../../domain/errors.ts';
 import type { SessionPage, SessionSummary } from '../../domain/session.ts';
 import type { Logger } from '../../util/logger.ts';
 import { createBackendFetch } from '../http/backendFetch.ts';
@@ -79,7 +79,10 @@ export class McpSource implements SessionSource {
   ): Promise<{ sessions: SessionSummary[]; complete: boolean }> {
     const tools = await this.tools(signal);
     if (!tools.has('list-agent-sessions')) {
-      const sessions = await this.platformSessions(signal);
+      // The same harness filter listSessions applies locally.
+      const sessions = (await this.platformSessions(signal)).filter(
+        (s) => !filters?.harness || s.harness === filters.harness,
+      );
       return {
         sessions: sessions.filter((s) => s.status.status === 'waiting'),
         complete: !sessions.some((s) => s.waitingUnknown),
@@ -170,10 +173,7 @@ export class McpSource implements SessionSource {
           await this.callJson('describe_session', { session_id: session.id }, signal),
         );
       } catch (error) {
-        if (
-          error instanceof BackendError &&
-          (error.kind === 'unauthorized' || error.kind === 'canceled')
-        )
+        if (isBackendError(error) && (error.kind === 'unauthorized' || error.kind === 'canceled'))
           throw error;
         return { ...session, waitingUnknown: true };
       }

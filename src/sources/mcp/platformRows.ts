@@ -89,6 +89,8 @@ export function withManualTasks(session: SessionSummary, payload: unknown): Sess
       },
     ];
   });
+  // Tasks were reported but none could be read: a human may be needed, so say "unknown".
+  if (raw.length > 0 && tasks.length === 0) return { ...session, waitingUnknown: true };
   const status = derivePlatformStatus(parsed.data.status ?? session.status.raw, tasks.length);
   const oldest = Math.max(0, ...tasks.map((t) => t.waitingAgeSeconds ?? 0));
   return {

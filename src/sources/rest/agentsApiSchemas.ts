@@ -29,6 +29,9 @@ export const outstandingCalls = z.union([
   }),
 ]);
 
+export const agentRecord = z.looseObject({ key: z.string() });
+
 export const agentList = z.looseObject({
-  agents: z.array(z.looseObject({ key: z.string() })),
+  agents: z.array(agentRecord),
+  metadata: z.looseObject({ page_key: z.string().nullish() }).nullish(),
 });

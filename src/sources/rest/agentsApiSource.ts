@@ -1,5 +1,5 @@
 import { deriveAgentApiStatus } from '../../domain/derivedStatus.ts';
-import { BackendError } from '../../domain/errors.ts';
+import { BackendError, isBackendError } from '../../domain/errors.ts';
 import type { SessionPage, SessionSummary } from '../../domain/session.ts';
 import type { Logger } from '../../util/logger.ts';
 import { createBackendFetch } from '../http/backendFetch.ts';
@@ -9,7 +9,13 @@ import type {
   SessionSource,
   SourceCapabilities,
 } from '../sessionSource.ts';
-import { agentList, agentSession, outstandingCalls, sessionList } from './agentsApiSchemas.ts';
+import {
+  agentList,
+  agentRecord,
+  agentSession,
+  outstandingCalls,
+  sessionList,
+} from './agentsApiSchemas.ts';
 import type { AgentSession } from './agentsApiSchemas.ts';
 
 export interface AgentsApiSourceOptions {
@@ -65,6 +71,12 @@ export class AgentsApiSource implements SessionSource {
 
   async test(signal?: AbortSignal): Promise<string> {
     const agents = await this.agents(signal);
+    // Configured agents are not listed: ask for each so the key (and the keys) get checked.
+    if (this.config.agents?.length) {
+      for (const agent of agents) {
+        await this.getJson(`/v2/agents/${encodeURIComponent(agent)}`, agentRecord, signal);
+      }
+    }
     return `${agents.length} agents`;
   }
 
@@ -109,16 +121,26 @@ export class AgentsApiSource implements SessionSource {
 
   private agents(signal?: AbortSignal): Promise<string[]> {
     if (this.config.agents?.length) return Promise.resolve(this.config.agents);
-    this.agentKeys ??= this.getJson('/v2/agents', agentList, signal).then((b) =>
-      b.agents.map((a) => a.key),
-    );
+    this.agentKeys ??= (async () => {
+      // The agent list is paged like any other.
+      const keys: string[] = [];
+      let pageKey: string | undefined;
+      do {
+        const query = new URLSearchParams({ limit: '100' });
+        if (pageKey) query.set('page_key', pageKey);
+        const body = await this.getJson(`/v2/agents?${query}`, agentList, signal);
+        keys.push(...body.agents.map((a) => a.key));
+        pageKey = body.agents.length > 0 ? (body.metadata?.page_key ?? undefined) : undefined;
+      } while (pageKey);
+      return keys;
+    })();
     this.agentKeys.catch(() => (this.agentKeys = undefined));
     return this.agentKeys;
   }
 
   private async toSummary(row: AgentSession, signal?: AbortSignal): Promise<SessionSummary> {
     const pending = row.status === 'running' ? await this.pendingCalls(row, signal) : 0;
-    const status = deriveAgentApiStatus(row.status, pending);
+    const status = deriveAgentApiStatus(row.status, pending ?? 0);
     return {
       id: `${row.agent_key}/${row.key}`,
       connectionId: this.config.id,
@@ -126,6 +148,7 @@ export class AgentsApiSource implements SessionSource {
       status,
       harness: row.agent_key,
       startedAt: row.created_at ?? undefined,
+      ...(pending === undefined ? { waitingUnknown: true } : {}),
       parentId:
         row.created_by_agent_key && row.created_by_session_key
           ? `${row.created_by_agent_key}/${row.created_by_session_key}`
@@ -133,8 +156,8 @@ export class AgentsApiSource implements SessionSource {
     };
   }
 
-  /** Outstanding client tool calls; a failed lookup counts as none but is logged by fetch. */
-  private async pendingCalls(row: AgentSession, signal?: AbortSignal): Promise<number> {
+  /** Outstanding client tool calls; undefined when the lookup failed (logged by fetch). */
+  private async pendingCalls(row: AgentSession, signal?: AbortSignal): Promise<number | undefined> {
     try {
       const body = await this.getJson(
         `/v2/agents/${encodeURIComponent(row.agent_key)}/sessions/${encodeURIComponent(row.key)}/outstanding_client_tool_calls`,
@@ -143,12 +166,9 @@ export class AgentsApiSource implements SessionSource {
       );
       return Array.isArray(body) ? body.length : (body.calls ?? body.tool_calls ?? []).length;
     } catch (error) {
-      if (
-        error instanceof BackendError &&
-        (error.kind === 'unauthorized' || error.kind === 'canceled')
-      )
+      if (isBackendError(error) && (error.kind === 'unauthorized' || error.kind === 'canceled'))
         throw error;
-      return 0;
+      return undefined;
     }
   }
 

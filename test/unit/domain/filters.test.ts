@@ -14,7 +14,11 @@ const USER = 'A1B2C3D4-E5F6-4789-ABCD-EF0123456789';
 describe('validateFilters', () => {
   const rows: { name: string; filters: SessionFilters; problem: RegExp | undefined }[] = [
     { name: 'no filters', filters: {}, problem: undefined },
-    { name: 'team scope without team id', filters: { viewerScope: 'team' }, problem: /needs a team ID/ },
+    {
+      name: 'team scope without team id',
+      filters: { viewerScope: 'team' },
+      problem: /needs a team ID/,
+    },
     {
       name: 'team scope with an empty team id',
       filters: { viewerScope: 'team', teamId: '' },
@@ -110,8 +114,16 @@ describe('validateFilters', () => {
       },
       problem: undefined,
     },
-    { name: 'organization scope alone', filters: { viewerScope: 'organization' }, problem: undefined },
-    { name: 'self scope with a user', filters: { viewerScope: 'self', userId: USER }, problem: undefined },
+    {
+      name: 'organization scope alone',
+      filters: { viewerScope: 'organization' },
+      problem: undefined,
+    },
+    {
+      name: 'self scope with a user',
+      filters: { viewerScope: 'self', userId: USER },
+      problem: undefined,
+    },
     { name: 'only a start date', filters: { startDate: '2026-07-01' }, problem: undefined },
   ];
   for (const row of rows) {

@@ -65,7 +65,9 @@ describe('buildGroups', () => {
 
   it('keeps the order of sessions inside a group', () => {
     const { groups } = buildGroups(
-      byStatus([['active', [session('c', 'active'), session('a', 'active'), session('b', 'active')]]]),
+      byStatus([
+        ['active', [session('c', 'active'), session('a', 'active'), session('b', 'active')]],
+      ]),
     );
     assert.deepEqual(ids(groups[0]!.sessions), ['c', 'a', 'b']);
   });

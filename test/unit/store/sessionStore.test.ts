@@ -74,7 +74,10 @@ class FakeSource implements SessionSource {
           this.waitingRequests.push(filters);
           if (this.failWith !== undefined) throw this.failWith;
           const list = this.waitingList!;
-          return { sessions: list.sessions.filter((s) => matches(s, filters)), complete: list.complete };
+          return {
+            sessions: list.sessions.filter((s) => matches(s, filters)),
+            complete: list.complete,
+          };
         }
       : undefined;
   }
@@ -140,10 +143,7 @@ class RecordingLogger implements Logger {
   error(): void {}
 }
 
-function setup(
-  sources: FakeSource[],
-  options: { pageSize?: number; memory?: FilterMemory } = {},
-) {
+function setup(sources: FakeSource[], options: { pageSize?: number; memory?: FilterMemory } = {}) {
   const byId = new Map(sources.map((s) => [s.config.id, s]));
   const created: ConnectionConfig[] = [];
   const log = new RecordingLogger();
@@ -370,14 +370,22 @@ describe('SessionStore', () => {
       assert.deepEqual(fired, [], 'the first load is not news');
       await store.refresh('a');
       assert.deepEqual(fired, [], 'nothing changed');
-      source.sessions = [session('w1', 'waiting'), session('a1', 'waiting'), session('a2', 'active')];
+      source.sessions = [
+        session('w1', 'waiting'),
+        session('a1', 'waiting'),
+        session('a2', 'active'),
+      ];
       await store.refresh('a');
       assert.deepEqual(fired, [['a1']]);
       await store.refresh('a');
       assert.deepEqual(fired, [['a1']], 'still waiting is not news');
       source.sessions = [session('w1', 'active'), session('a1', 'active'), session('a2', 'active')];
       await store.refresh('a');
-      source.sessions = [session('w1', 'waiting'), session('a1', 'active'), session('a2', 'active')];
+      source.sessions = [
+        session('w1', 'waiting'),
+        session('a1', 'active'),
+        session('a2', 'active'),
+      ];
       await store.refresh('a');
       assert.deepEqual(fired, [['a1'], ['w1']], 'waiting again after a break is news');
     });
@@ -509,6 +517,17 @@ describe('SessionStore', () => {
       await Promise.all([poll, filtering]);
       assert.deepEqual(source.requests.at(-1)?.filters, { harness: 'codex' });
       assert.deepEqual(ids(store.state('a')!.sessions), ['x1', 'x2']);
+    });
+
+    it('contradictory filters are refused before any request', async () => {
+      const source = new FakeSource(config('a'), many(3), { sessions: [], complete: true });
+      const { store } = setup([source]);
+      await store.setFilters('a', { viewerScope: 'team' });
+      const state = store.state('a')!;
+      assert.equal(state.error?.kind, 'invalidFilter');
+      assert.match(state.error?.message ?? '', /team ID/);
+      assert.equal(source.requests.length, 0);
+      assert.equal(source.waitingRequests.length, 0);
     });
 
     it('setFilters on an unknown connection does nothing', async () => {
