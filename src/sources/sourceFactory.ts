@@ -4,6 +4,9 @@ import { BackendError } from '../domain/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import type { CreateMcpToolClient } from './mcp/mcpToolClient.ts';
 import type { ConnectionConfig, SessionSource } from './sessionSource.ts';
+import type * as SourcesBundle from './index.ts';
+
+type SourceAdapters = typeof SourcesBundle;
 
 export interface SourceFactoryDeps {
   tokens: TokenStore;
@@ -28,12 +31,10 @@ export function createSourceFactory(
     });
     return mcpModule;
   };
-  let adapters: typeof import('./index.ts') | undefined;
+  let adapters: SourceAdapters | undefined;
   // The adapters and zod live in dist/sources.cjs, read on the first connection only.
   const load = () =>
-    (adapters ??= require(
-      path.join(deps.extensionPath, 'dist', 'sources.cjs'),
-    ) as typeof import('./index.ts'));
+    (adapters ??= require(path.join(deps.extensionPath, 'dist', 'sources.cjs')) as SourceAdapters);
   return (config) => {
     const { McpSource, AgentsApiSource } = load();
     if (config.kind === 'mcp' && config.url) {
