@@ -75,7 +75,9 @@ export function ensureCodeServer(log: (line: string) => void = console.log): str
       cwd: dir,
       stdio: 'inherit',
       env: {
-        ...process.env,
+        // Not the outer npm's variables: code-server's postinstall reads npm_config_user_agent
+        // to check the Node version, and it must see this Node 24 install, not `npm run`'s Node.
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k))),
         PATH: `${path.join(node, 'bin')}:${process.env.PATH}`,
         npm_config_nodedir: node,
         PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
