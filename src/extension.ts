@@ -18,6 +18,11 @@ import { registerSessionCommands } from './commands/sessionCommands.ts';
 import { registerFilterCommands } from './commands/filterCommands.ts';
 import type { SessionFilters } from './domain/filters.ts';
 import { Poller } from './store/poller.ts';
+import { randomUUID } from 'node:crypto';
+import { CompletionService } from './store/completions.ts';
+import { IntentStore } from './store/intentStore.ts';
+import { offerUnfinished, registerSteeringCommands } from './commands/steeringCommands.ts';
+import { registerManualTaskCommands } from './commands/manualTaskCommands.ts';
 import { notifyWaiting } from './views/waitingNotification.ts';
 
 /**
@@ -31,6 +36,7 @@ export interface ExtensionApi {
   store: SessionStore;
   tree: SessionsTreeProvider;
   view: vscode.TreeView<TreeNode>;
+  completions: CompletionService;
   /** What activation cost this extension itself: evaluating the bundle and running activate(). */
   timing: { evaluateMs: number | undefined; activateMs: number };
 }
@@ -69,6 +75,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   });
   const demo = new DemoBackend(context.extensionPath, log);
   const panels = new SessionPanels(context.extensionUri, store);
+  const completions = new CompletionService({
+    store,
+    intents: new IntentStore(context.globalState),
+    newKey: randomUUID,
+  });
 
   const syncConnections = () => {
     const all = registry.all();
@@ -114,6 +125,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     view.onDidChangeVisibility((e) => poller.setActive(e.visible)),
     store.onDidStartWaiting((sessions) => notifyWaiting(sessions, panels)),
     ...registerFilterCommands(store, tree),
+    ...registerSteeringCommands({ store, completions }),
+    ...registerManualTaskCommands(store),
     ...registerViewCommands(store, channel),
     ...registerConnectionCommands({ registry, tokens, store, createSource }),
     ...registerDemoCommands({ demo, registry, tokens }),
@@ -122,11 +135,13 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   );
   syncConnections();
   void applyDevConnection(registry, tokens, log);
+  // Intents left unanswered by a reload or a crash are offered, never dropped or re-sent silently.
+  void offerUnfinished({ store, completions });
   const timing = {
     evaluateMs: loadStarted === undefined ? undefined : loadFinished - loadStarted,
     activateMs: performance.now() - activateStarted,
   };
-  return { registry, tokens, store, tree, view, timing };
+  return { registry, tokens, store, tree, view, completions, timing };
 }
 
 export function deactivate(): void {

@@ -32,6 +32,17 @@ export interface ListSessionsRequest {
   filters?: SessionFilters;
 }
 
+/** Something in a source's input that was skipped, repaired or could not be read. */
+export interface SourceProblem {
+  /** Short machine-readable kind, e.g. `invalid-json`, `unreadable`, `truncated-line`. */
+  kind: string;
+  message: string;
+  /** File (local sources) or resource the problem is in. */
+  path?: string;
+  /** 1-based line number inside `path`. */
+  line?: number;
+}
+
 /** One backend endpoint behind one interface, whatever protocol it speaks. */
 export interface SessionSource {
   readonly config: ConnectionConfig;
@@ -45,6 +56,11 @@ export interface SessionSource {
     filters: SessionFilters | undefined,
     signal?: AbortSignal,
   ): Promise<{ sessions: SessionSummary[]; complete: boolean }>;
+  /**
+   * Input the source could not read or had to interpret (bad lines, unreadable files):
+   * listed for the user, never silently dropped. Undefined: the source has none to report.
+   */
+  listProblems?(signal?: AbortSignal): Promise<SourceProblem[]>;
   /** Tests the connection end to end; resolves with a one-line description. */
   test(signal?: AbortSignal): Promise<string>;
   dispose(): Promise<void>;

@@ -4,7 +4,11 @@ import type { SessionFilters } from '../domain/filters.ts';
 import { validateFilters } from '../domain/filters.ts';
 import type { SessionSummary } from '../domain/session.ts';
 import type { Logger } from '../util/logger.ts';
-import type { ConnectionConfig, SessionSource } from '../sources/sessionSource.ts';
+import type {
+  ConnectionConfig,
+  SessionSource,
+  SourceCapabilities,
+} from '../sources/sessionSource.ts';
 
 export interface ConnectionState {
   readonly config: ConnectionConfig;
@@ -19,6 +23,8 @@ export interface ConnectionState {
   filters: SessionFilters;
   /** Every waiting session when the backend can list them apart from paging. */
   waiting: { sessions: SessionSummary[]; complete: boolean } | undefined;
+  /** What the backend can do (from tools/list for MCP); known after the first load. */
+  capabilities: SourceCapabilities | undefined;
 }
 
 /** Where each connection's filters are remembered (globalState in the extension). */
@@ -186,12 +192,14 @@ export class SessionStore {
       const problem = validateFilters(state.filters);
       if (problem) throw new BackendError('invalidFilter', problem);
       const first = cursor === undefined;
-      const [page, waiting] = await Promise.all([
+      const [page, waiting, capabilities] = await Promise.all([
         source.listSessions({ cursor, limit: this.pageSize(), filters: state.filters }),
         first && source.listWaiting
           ? source.listWaiting(state.filters)
           : Promise.resolve(state.waiting),
+        state.capabilities ? Promise.resolve(state.capabilities) : source.capabilities(),
       ]);
+      state.capabilities = capabilities;
       // Removed or refiltered meanwhile: this answer no longer applies.
       if (this.states.get(connectionId) !== state || state.filters !== filters) return;
       state.sessions = first
@@ -245,6 +253,7 @@ function emptyState(config: ConnectionConfig, filters: SessionFilters): Connecti
   return {
     filters,
     waiting: undefined,
+    capabilities: undefined,
     config,
     sessions: [],
     total: undefined,

@@ -132,6 +132,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
         return sessionItem(
           node.session,
           this.groups(node.session.connectionId).children.has(node.session.id),
+          this.actionsFor(node.session),
         );
       case 'showMore':
         return showMoreItem(node);
@@ -145,6 +146,18 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
   dispose(): void {
     this.subscription.dispose();
     this.changed.dispose();
+  }
+
+  /** contextValue flags that enable the steering menus only where the backend allows them. */
+  private actionsFor(session: SessionSummary): string[] {
+    const state = this.store.state(session.connectionId);
+    const flags: string[] = [];
+    const open = session.status.status !== 'finished';
+    if (open && state?.capabilities?.complete) flags.push('completable');
+    if (state?.config.kind === 'rest' && session.status.raw === 'running')
+      flags.push('interruptible');
+    if (session.pendingTasks?.some((t) => t.completionSupported)) flags.push('tasks');
+    return flags;
   }
 
   private groups(connectionId: string): SessionGroups {
@@ -350,6 +363,7 @@ const rowLabels = (): RowLabels => ({
 export function sessionItem(
   session: SessionSummary,
   hasChildren = false,
+  actions: string[] = [],
   now = Date.now(),
 ): vscode.TreeItem {
   const row = sessionRow(session, rowLabels(), now);
@@ -360,7 +374,8 @@ export function sessionItem(
   item.id = row.id;
   item.description = row.description;
   item.iconPath = statusIcon(session.status.status, session.status.outcome);
-  item.contextValue = row.contextValue;
+  // e.g. "session.waiting.completable.tasks": menus match with regular expressions.
+  item.contextValue = [row.contextValue, ...actions].join('.');
   const tooltip = new vscode.MarkdownString(undefined, true);
   tooltip.supportHtml = false;
   tooltip.isTrusted = false;

@@ -15,6 +15,10 @@ import { filterArguments, validateFilters } from '../../domain/filters.ts';
 import type { SessionFilters } from '../../domain/filters.ts';
 import { mapLimited } from '../../util/mapLimited.ts';
 import { toolErrorToBackendError } from './toolErrors.ts';
+import type { BackendErrorKind } from '../../domain/errors.ts';
+import type { CompletionOutcome, PendingInstruction } from '../../domain/completionIntent.ts';
+import type { ManualTaskDetail, ManualTasks, SessionCompletion } from '../steering.ts';
+import { parseInstructions, parseManualTask } from './steeringSchemas.ts';
 
 export interface McpSourceOptions {
   config: ConnectionConfig & { url: string };
@@ -27,6 +31,24 @@ export interface McpSourceOptions {
 }
 
 const WAITING_SCAN_LIMIT = 1000;
+
+function unknownReason(
+  kind: BackendErrorKind,
+): 'timeout' | 'unreachable' | 'server' | 'auth' | 'canceled' {
+  switch (kind) {
+    case 'timeout':
+      return 'timeout';
+    case 'network':
+      return 'unreachable';
+    case 'unauthorized':
+    case 'forbidden':
+      return 'auth';
+    case 'canceled':
+      return 'canceled';
+    default:
+      return 'server';
+  }
+}
 const isWaiting = (s: SessionSummary) => s.status.status === 'waiting';
 
 /** Capabilities follow the tools the server actually lists. */
@@ -42,7 +64,7 @@ export function capabilitiesFromTools(names: ReadonlySet<string>): SourceCapabil
 }
 
 /** An MCP endpoint: connects lazily, keeps one client, reconnects after a failure. */
-export class McpSource implements SessionSource {
+export class McpSource implements SessionSource, SessionCompletion, ManualTasks {
   readonly config: ConnectionConfig & { url: string };
   private client: Promise<McpToolClient> | undefined;
   private toolNames: Promise<Set<string>> | undefined;
@@ -209,6 +231,76 @@ export class McpSource implements SessionSource {
     } catch {
       throw new BackendError('invalidResponse', `${name} answered with text that is not JSON.`);
     }
+  }
+
+  async canComplete(signal?: AbortSignal): Promise<boolean> {
+    return (await this.tools(signal)).has('session_complete');
+  }
+
+  async listPendingInstructions(
+    sessionId: string,
+    signal?: AbortSignal,
+  ): Promise<PendingInstruction[]> {
+    if (!(await this.tools(signal)).has('list-pending-instructions')) return [];
+    return parseInstructions(
+      await this.callJson('list-pending-instructions', { sessionId }, signal),
+    );
+  }
+
+  /**
+   * session_complete, classified: an answer with isError is a refusal (terminal); no
+   * answer, a 5xx/429 or an unreadable one leaves the outcome unknown, so the caller
+   * keeps the intent and retries with the same key. The SDK never retries a POST.
+   */
+  async completeSession(
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<CompletionOutcome> {
+    let result;
+    try {
+      const client = await this.connect();
+      result = await client.callTool('session_complete', args, {
+        signal,
+        timeoutMs: this.options.timeoutMs,
+      });
+    } catch (error) {
+      const failure = this.fail(error);
+      const reason = signal?.aborted ? 'canceled' : unknownReason(failure.kind);
+      return { kind: 'unknown', text: failure.message, reason };
+    }
+    if (!result.isError) return { kind: 'applied', text: result.text };
+    const refusal = toolErrorToBackendError('session_complete', result);
+    if (refusal.kind === 'server' || refusal.kind === 'rateLimited' || refusal.kind === 'timeout') {
+      return { kind: 'unknown', text: refusal.message, reason: 'server' };
+    }
+    return { kind: 'refused', text: refusal.message };
+  }
+
+  async describeManualTask(workItemId: string, signal?: AbortSignal): Promise<ManualTaskDetail> {
+    const task = parseManualTask(
+      await this.callJson('describe_manual_task', { work_item_id: workItemId }, signal),
+    );
+    if (!task)
+      throw new BackendError(
+        'invalidResponse',
+        'describe_manual_task answered in an unexpected shape.',
+      );
+    return task;
+  }
+
+  async completeManualTask(
+    workItemId: string,
+    finishState: 'success' | 'failure',
+    confirm: boolean,
+    signal?: AbortSignal,
+  ): Promise<string> {
+    const payload = await this.callJson(
+      'complete_manual_task',
+      { work_item_id: workItemId, finish_state: finishState, confirm },
+      signal,
+    );
+    const message = (payload as { message?: unknown } | undefined)?.message;
+    return typeof message === 'string' ? message : JSON.stringify(payload);
   }
 
   async dispose(): Promise<void> {

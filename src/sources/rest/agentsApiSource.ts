@@ -17,6 +17,14 @@ import {
   sessionList,
 } from './agentsApiSchemas.ts';
 import type { AgentSession } from './agentsApiSchemas.ts';
+import type { SessionInterrupt } from '../steering.ts';
+
+/** Session ids are "<agent_key>/<session_key>". */
+function splitSessionId(id: string): [string, string] {
+  const slash = id.indexOf('/');
+  if (slash < 0) throw new BackendError('invalidResponse', `Not an agents-API session id: ${id}`);
+  return [id.slice(0, slash), id.slice(slash + 1)];
+}
 
 export interface AgentsApiSourceOptions {
   config: ConnectionConfig & { url: string };
@@ -37,7 +45,7 @@ interface Cursor {
  * configured), paged with page_key. A running session with outstanding client tool
  * calls waits on the caller.
  */
-export class AgentsApiSource implements SessionSource {
+export class AgentsApiSource implements SessionSource, SessionInterrupt {
   readonly config: ConnectionConfig & { url: string };
   private readonly fetch: typeof fetch;
   private readonly timeoutMs: number;
@@ -113,6 +121,36 @@ export class AgentsApiSource implements SessionSource {
       invalidRows,
       next: cursor.agent < agents.length ? JSON.stringify(cursor) : undefined,
     };
+  }
+
+  /** POST …/events {type: "interrupt"}; an idle session answers 400 "Nothing to interrupt". */
+  async interrupt(
+    sessionId: string,
+    signal?: AbortSignal,
+  ): Promise<'interrupted' | 'nothingToInterrupt'> {
+    const [agent, key] = splitSessionId(sessionId);
+    const response = await this.fetch(
+      new URL(
+        `/v2/agents/${encodeURIComponent(agent)}/sessions/${encodeURIComponent(key)}/events`,
+        this.config.url,
+      ),
+      {
+        method: 'POST',
+        signal,
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ type: 'interrupt' }),
+      },
+    );
+    if (response.ok) return 'interrupted';
+    const text = await response.text().catch(() => '');
+    if (response.status === 400 && /nothing to interrupt/i.test(text)) return 'nothingToInterrupt';
+    throw new BackendError(
+      'toolError',
+      `The server refused the interrupt (${response.status}): ${text.slice(0, 200)}`,
+      {
+        status: response.status,
+      },
+    );
   }
 
   async dispose(): Promise<void> {

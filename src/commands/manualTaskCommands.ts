@@ -1,0 +1,124 @@
+import * as vscode from 'vscode';
+import type { PendingTask, SessionSummary } from '../domain/session.ts';
+import { hasManualTasks } from '../sources/steering.ts';
+import type { ManualTaskDetail, ManualTasks } from '../sources/steering.ts';
+import type { SessionStore } from '../store/sessionStore.ts';
+
+/**
+ * Completing an Itential manual task: irreversible, so the server's preview
+ * (confirm=false) is shown and confirmed in a modal before confirm=true.
+ * "Failure" is offered only when the task has a failure button.
+ */
+export function registerManualTaskCommands(store: SessionStore): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand('agentSessions.completeManualTask', async (arg?: unknown) => {
+      const session = await resolveSession(store, arg);
+      if (!session) return;
+      const source = store.source(session.connectionId);
+      if (!source || !hasManualTasks(source)) return;
+      const task = await pickTask(session.pendingTasks ?? []);
+      if (!task) return;
+      await completeTask(store, session, source, task);
+    }),
+  ];
+}
+
+async function resolveSession(
+  store: SessionStore,
+  arg: unknown,
+): Promise<SessionSummary | undefined> {
+  if (arg && typeof arg === 'object' && 'session' in arg)
+    return (arg as { session: SessionSummary }).session;
+  const candidates = store
+    .connections()
+    .flatMap((c) => c.sessions)
+    .filter((s) => s.pendingTasks?.some((t) => t.completionSupported));
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('No manual task is waiting on you.'));
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    candidates.map((session) => ({
+      label: session.label,
+      description: `${session.pendingTasks?.length ?? 0}`,
+      session,
+    })),
+    { placeHolder: vscode.l10n.t("Which session's manual task?") },
+  );
+  return picked?.session;
+}
+
+async function pickTask(tasks: PendingTask[]): Promise<PendingTask | undefined> {
+  const completable = tasks.filter((t) => t.completionSupported);
+  if (completable.length <= 1) {
+    if (completable.length === 0 && tasks.length > 0) {
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t(
+          'These manual tasks use a form view that cannot be completed from here; open them in the platform.',
+        ),
+      );
+    }
+    return completable[0];
+  }
+  const picked = await vscode.window.showQuickPick(
+    completable.map((task) => ({ label: task.title ?? task.id, description: task.viewType, task })),
+    { placeHolder: vscode.l10n.t('Which manual task?') },
+  );
+  return picked?.task;
+}
+
+async function completeTask(
+  store: SessionStore,
+  session: SessionSummary,
+  source: ManualTasks,
+  summary: PendingTask,
+): Promise<void> {
+  let task: ManualTaskDetail;
+  try {
+    task = await source.describeManualTask(summary.id);
+  } catch (error) {
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t('Could not read the manual task: {0}', (error as Error).message),
+    );
+    return;
+  }
+  const options = [
+    {
+      label: task.successLabel || vscode.l10n.t('Success'),
+      detail: task.message,
+      finish: 'success' as const,
+    },
+    ...(task.failureLabel
+      ? [{ label: task.failureLabel, detail: task.message, finish: 'failure' as const }]
+      : []),
+  ];
+  const picked = await vscode.window.showQuickPick(options, {
+    title: task.header ?? summary.title ?? summary.id,
+    placeHolder: vscode.l10n.t('How do you finish this task?'),
+  });
+  if (!picked) return;
+  try {
+    const preview = await source.completeManualTask(task.id, picked.finish, false);
+    const confirm = picked.label;
+    const answer = await vscode.window.showWarningMessage(
+      vscode.l10n.t(
+        'Finish "{0}" as "{1}"? This cannot be undone.',
+        task.header ?? task.id,
+        picked.label,
+      ),
+      // The body is workflow-authored: a modal shows it as plain text only.
+      { modal: true, detail: [preview, task.body ? `\n${task.body.slice(0, 2000)}` : ''].join('') },
+      confirm,
+    );
+    if (answer !== confirm) return;
+    await source.completeManualTask(task.id, picked.finish, true);
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('The manual task was finished as "{0}".', picked.label),
+    );
+    await store.refresh(session.connectionId);
+  } catch (error) {
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t('The manual task was not finished: {0}', (error as Error).message),
+    );
+  }
+}

@@ -1,0 +1,349 @@
+import * as vscode from 'vscode';
+import type { CompletionIntent, CompletionOutcome } from '../domain/completionIntent.ts';
+import type { SessionSummary } from '../domain/session.ts';
+import { canCompleteSessions, canInterrupt } from '../sources/steering.ts';
+import type { SessionCompletion } from '../sources/steering.ts';
+import type { CompletionService } from '../store/completions.ts';
+import type { SessionStore } from '../store/sessionStore.ts';
+
+interface Deps {
+  store: SessionStore;
+  completions: CompletionService;
+}
+
+/**
+ * Complete / Cancel (session_complete with one idempotency key per intent),
+ * resuming unfinished intents, and Interrupt for the agents REST API.
+ */
+export function registerSteeringCommands(deps: Deps): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand('agentSessions.completeSession', (arg?: unknown) =>
+      finish(deps, arg, 'completed'),
+    ),
+    vscode.commands.registerCommand('agentSessions.cancelSession', (arg?: unknown) =>
+      finish(deps, arg, 'canceled'),
+    ),
+    vscode.commands.registerCommand('agentSessions.retryCompletions', () =>
+      offerUnfinished(deps, true),
+    ),
+    vscode.commands.registerCommand('agentSessions.interruptSession', (arg?: unknown) =>
+      interrupt(deps, arg),
+    ),
+  ];
+}
+
+function sessionOf(arg: unknown): SessionSummary | undefined {
+  if (arg && typeof arg === 'object' && 'session' in arg)
+    return (arg as { session: SessionSummary }).session;
+  return undefined;
+}
+
+/** Sessions whose connection exposes session_complete and that have not finished. */
+function eligible(store: SessionStore): SessionSummary[] {
+  return store
+    .connections()
+    .filter((c) => c.capabilities?.complete)
+    .flatMap((c) => c.sessions)
+    .filter((s) => s.status.status !== 'finished');
+}
+
+async function finish(deps: Deps, arg: unknown, status: 'completed' | 'canceled'): Promise<void> {
+  const session = sessionOf(arg) ?? (await pickSession(eligible(deps.store), status));
+  if (!session) return;
+  const source = deps.store.source(session.connectionId);
+  if (!source || !canCompleteSessions(source) || !(await source.canComplete().catch(() => false))) {
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t(
+        'This connection does not offer session_complete, so sessions cannot be finished from here.',
+      ),
+    );
+    return;
+  }
+  const earlier = deps.completions.unfinishedFor(session.connectionId, session.id);
+  if (earlier) {
+    const resume = vscode.l10n.t('Retry Earlier Request');
+    const discard = vscode.l10n.t('Discard It and Start Over');
+    const answer = await vscode.window.showWarningMessage(
+      vscode.l10n.t(
+        'An earlier request to {0} "{1}" never got a confirmed answer. Retrying sends it again with the same idempotency key, so it cannot apply twice.',
+        earlier.args.status === 'completed' ? vscode.l10n.t('complete') : vscode.l10n.t('cancel'),
+        earlier.sessionLabel,
+      ),
+      { modal: true },
+      resume,
+      discard,
+    );
+    if (answer === resume) return send(deps, earlier);
+    if (answer !== discard) return;
+    await deps.completions.discard(earlier);
+  }
+  const args = await (status === 'completed' ? askCompletion(session, source) : askCancel(session));
+  if (!args) return;
+  const intent = await deps.completions.create(session.connectionId, session.label, args);
+  await send(deps, intent);
+}
+
+async function pickSession(
+  sessions: SessionSummary[],
+  status: string,
+): Promise<SessionSummary | undefined> {
+  if (sessions.length === 0) {
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t(
+        'No loaded session can be finished from here (their backends lack session_complete).',
+      ),
+    );
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    sessions.map((session) => ({
+      label: session.label,
+      description: [session.status.raw, session.repository].filter(Boolean).join(' · '),
+      session,
+    })),
+    {
+      placeHolder:
+        status === 'completed'
+          ? vscode.l10n.t('Complete which session?')
+          : vscode.l10n.t('Cancel which session?'),
+    },
+  );
+  return picked?.session;
+}
+
+type SendableArgs = CompletionIntent['args'];
+
+async function askCompletion(
+  session: SessionSummary,
+  source: SessionCompletion,
+): Promise<SendableArgs | undefined> {
+  const summary = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Complete "{0}" (1/3): summary', session.label),
+    prompt: vscode.l10n.t('What was done; shown to reviewers.'),
+    ignoreFocusOut: true,
+  });
+  if (summary === undefined) return undefined;
+  let instructions;
+  try {
+    instructions = await source.listPendingInstructions(session.id);
+  } catch (error) {
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t('Could not read the pending instructions: {0}', (error as Error).message),
+    );
+    return undefined;
+  }
+  let acknowledged: string[] = [];
+  if (instructions.length > 0) {
+    const picked = await vscode.window.showQuickPick(
+      instructions.map((i) => ({
+        label: i.text,
+        description: [
+          i.author,
+          i.processed ? vscode.l10n.t('processed') : vscode.l10n.t('not processed'),
+        ]
+          .filter(Boolean)
+          .join(' · '),
+        detail: i.id,
+        picked: i.processed,
+        id: i.id,
+      })),
+      {
+        title: vscode.l10n.t('Complete "{0}" (2/3): acknowledge instructions', session.label),
+        placeHolder: vscode.l10n.t('Check every instruction the agent received and processed'),
+        canPickMany: true,
+        ignoreFocusOut: true,
+      },
+    );
+    if (!picked) return undefined;
+    acknowledged = picked.map((p) => p.id);
+  }
+  const review = await vscode.window.showQuickPick(
+    [
+      { label: vscode.l10n.t('No review needed'), review: false },
+      {
+        label: vscode.l10n.t('Request review'),
+        detail: vscode.l10n.t('Ask a person to review this work'),
+        review: true,
+      },
+    ],
+    { title: vscode.l10n.t('Complete "{0}" (3/3): review', session.label), ignoreFocusOut: true },
+  );
+  if (!review) return undefined;
+  const missing = instructions.length - acknowledged.length;
+  if (missing > 0) {
+    // session_complete refuses an incomplete acknowledgement list; without the list the
+    // server completes and closes every pending instruction visibly as unacknowledged.
+    const go = vscode.l10n.t('Complete Anyway');
+    const answer = await vscode.window.showWarningMessage(
+      vscode.l10n.t(
+        '{0} of {1} pending instructions are not acknowledged. Completing now closes all pending instructions visibly as unacknowledged.',
+        missing,
+        instructions.length,
+      ),
+      { modal: true },
+      go,
+    );
+    if (answer !== go) return undefined;
+    return { sessionId: session.id, status: 'completed', summary, requestReview: review.review };
+  }
+  return {
+    sessionId: session.id,
+    status: 'completed',
+    summary,
+    acknowledgedInstructionIds: acknowledged,
+    requestReview: review.review,
+  };
+}
+
+async function askCancel(session: SessionSummary): Promise<SendableArgs | undefined> {
+  const summary = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Cancel "{0}": reason', session.label),
+    prompt: vscode.l10n.t('Optional: why the session is canceled.'),
+    ignoreFocusOut: true,
+  });
+  if (summary === undefined) return undefined;
+  const confirm = vscode.l10n.t('Cancel Session');
+  const answer = await vscode.window.showWarningMessage(
+    vscode.l10n.t(
+      'Cancel "{0}"? The agent stops and the session cannot be resumed.',
+      session.label,
+    ),
+    { modal: true },
+    confirm,
+  );
+  if (answer !== confirm) return undefined;
+  return { sessionId: session.id, status: 'canceled', summary: summary || undefined };
+}
+
+/** One attempt, with progress and cancellation; says honestly what happened. */
+async function send(deps: Deps, intent: CompletionIntent): Promise<void> {
+  const outcome: CompletionOutcome = await vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title:
+        intent.args.status === 'completed'
+          ? vscode.l10n.t('Completing "{0}"…', intent.sessionLabel)
+          : vscode.l10n.t('Canceling "{0}"…', intent.sessionLabel),
+      cancellable: true,
+    },
+    async (_progress, cancellation) => {
+      const abort = new AbortController();
+      const listener = cancellation.onCancellationRequested(() => abort.abort());
+      try {
+        return await deps.completions.send(intent, abort.signal);
+      } finally {
+        listener.dispose();
+      }
+    },
+  );
+  await report(deps, intent, outcome);
+}
+
+async function report(
+  deps: Deps,
+  intent: CompletionIntent,
+  outcome: CompletionOutcome,
+): Promise<void> {
+  const label = intent.sessionLabel;
+  if (outcome.kind === 'applied') {
+    void vscode.window.showInformationMessage(
+      intent.args.status === 'completed'
+        ? vscode.l10n.t('"{0}" was completed.', label)
+        : vscode.l10n.t('"{0}" was canceled.', label),
+    );
+    return;
+  }
+  if (outcome.kind === 'refused') {
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t('The server refused to finish "{0}": {1}', label, outcome.text),
+    );
+    return;
+  }
+  const why: Record<typeof outcome.reason, string> = {
+    timeout: vscode.l10n.t('the server did not answer in time'),
+    unreachable: vscode.l10n.t('the server could not be reached'),
+    server: vscode.l10n.t('the server failed or its answer could not be read'),
+    auth: vscode.l10n.t('the server rejected the credentials'),
+    canceled: vscode.l10n.t('you stopped waiting for the answer'),
+  };
+  const retry = vscode.l10n.t('Retry');
+  const discard = vscode.l10n.t('Discard');
+  const answer = await vscode.window.showWarningMessage(
+    vscode.l10n.t(
+      'Not confirmed: {0} for "{1}" ({2}). It may or may not have been applied. Retrying reuses the same idempotency key, so it cannot apply twice.',
+      intent.args.status === 'completed'
+        ? vscode.l10n.t('completion')
+        : vscode.l10n.t('cancellation'),
+      label,
+      why[outcome.reason],
+    ),
+    retry,
+    discard,
+  );
+  const current = deps.completions.unfinishedFor(intent.connectionId, intent.args.sessionId);
+  if (answer === retry && current) await send(deps, current);
+  if (answer === discard && current) await deps.completions.discard(current);
+}
+
+/** At startup (no request made) and from the palette: unfinished intents, never dropped silently. */
+export async function offerUnfinished(deps: Deps, fromPalette = false): Promise<void> {
+  const unfinished = deps.completions.unfinished();
+  if (unfinished.length === 0) {
+    if (fromPalette)
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('No completion is waiting for an answer.'),
+      );
+    return;
+  }
+  const review = vscode.l10n.t('Review');
+  const answer = fromPalette
+    ? review
+    : await vscode.window.showWarningMessage(
+        vscode.l10n.t('{0} session completion(s) never got a confirmed answer.', unfinished.length),
+        review,
+      );
+  if (answer !== review) return;
+  const picked = await vscode.window.showQuickPick(
+    unfinished.map((intent) => ({
+      label: intent.sessionLabel,
+      description: `${intent.args.status} · ${vscode.l10n.t('{0} attempts', intent.attempts)}`,
+      detail: intent.lastError,
+      intent,
+    })),
+    { placeHolder: vscode.l10n.t('Retry which one? (same idempotency key)') },
+  );
+  if (picked) await send(deps, picked.intent);
+}
+
+async function interrupt(deps: Deps, arg: unknown): Promise<void> {
+  const session =
+    sessionOf(arg) ??
+    (await pickSession(
+      deps.store
+        .connections()
+        .filter((c) => c.config.kind === 'rest')
+        .flatMap((c) => c.sessions)
+        .filter((s) => s.status.raw === 'running'),
+      'interrupt',
+    ));
+  if (!session) return;
+  const source = deps.store.source(session.connectionId);
+  if (!source || !canInterrupt(source)) return;
+  try {
+    const result = await source.interrupt(session.id);
+    if (result === 'nothingToInterrupt') {
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('"{0}" had nothing running to interrupt.', session.label),
+      );
+    } else {
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('"{0}" was interrupted.', session.label),
+      );
+    }
+    await deps.store.refresh(session.connectionId);
+  } catch (error) {
+    void vscode.window.showErrorMessage(
+      vscode.l10n.t('Could not interrupt "{0}": {1}', session.label, (error as Error).message),
+    );
+  }
+}

@@ -1,0 +1,281 @@
+/**
+ * The part of a transcript scanner that does not depend on the harness: splitting bytes
+ * into lines as they arrive (a scanner lives as long as its file is cached, so an append
+ * continues where the last read stopped and a truncated last line waits for its end),
+ * re-joining pretty-printed multi-line entries, and reporting bad input with line numbers.
+ */
+import { Fields, depthAfter, skimObject } from './jsonSkim.ts';
+import type { LocalProblem } from './types.ts';
+
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+const OPEN_BRACE = 0x7b;
+const BACKSLASH = 0x5c;
+
+/** Lines longer than this are reported (still read: they may carry usage). */
+export const LONG_LINE_BYTES = 1 << 20;
+/** A multi-line entry longer than this is given up as invalid. */
+const PRETTY_MAX_LINES = 20_000;
+const PRETTY_MAX_BYTES = 64 << 20;
+/** Problems listed per file; the rest are counted in one last problem. */
+const MAX_PROBLEMS = 50;
+
+const SURROGATE_ESCAPE_LOWER = Buffer.from('\\ud');
+const SURROGATE_ESCAPE_UPPER = Buffer.from('\\uD');
+
+interface PrettyBlock {
+  startLine: number;
+  parts: Buffer[];
+  bytes: number;
+  depth: { depth: number; inString: boolean };
+}
+
+export abstract class JsonlScanner {
+  readonly path: string;
+  /** Physical lines completed so far. */
+  lines = 0;
+  /** Bytes fed so far (the file offset the next read starts at). */
+  bytes = 0;
+  private pending: Buffer | undefined;
+  private pretty: PrettyBlock | undefined;
+  private readonly fields = new Fields();
+  private readonly problemList: LocalProblem[] = [];
+  private droppedProblems = 0;
+  /** Some problem kinds are reported once per file with a count. */
+  private readonly counted = new Map<string, { first: number; count: number; message: string }>();
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  /** One complete entry (a line, or a re-joined pretty-printed block). */
+  protected abstract onEntry(f: Fields, line: number): void;
+
+  /** Feeds the next bytes of the file (the chunk may be reused by the caller afterwards). */
+  feed(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    let start = 0;
+    if (this.pending) {
+      const nl = chunk.indexOf(NEWLINE);
+      if (nl < 0) {
+        this.pending = Buffer.concat([this.pending, chunk]);
+        return;
+      }
+      const line = Buffer.concat([this.pending, chunk.subarray(0, nl)]);
+      this.pending = undefined;
+      this.physicalLine(line, 0, line.length);
+      start = nl + 1;
+    }
+    for (;;) {
+      const nl = chunk.indexOf(NEWLINE, start);
+      if (nl < 0) break;
+      this.physicalLine(chunk, start, nl);
+      start = nl + 1;
+    }
+    // Copy: the caller reuses its read buffer.
+    if (start < chunk.length) this.pending = Buffer.from(chunk.subarray(start));
+  }
+
+  /**
+   * Called after each read reached the end of the file. A last line without a newline is
+   * taken now when it is one complete object; otherwise it waits for the rest.
+   */
+  finish(): void {
+    const tail = this.pending;
+    if (!tail || this.pretty) return;
+    const f = this.fields;
+    if (skimObject(tail, 0, tail.length, f)) {
+      this.pending = undefined;
+      this.physicalLine(tail, 0, tail.length);
+    }
+  }
+
+  /** Persistent problems plus the transient ones (an unfinished last line or entry). */
+  problems(): LocalProblem[] {
+    const out = this.problemList.slice();
+    for (const [kind, c] of this.counted) {
+      out.push({
+        kind,
+        path: this.path,
+        line: c.first,
+        message: c.count > 1 ? `${c.message} (${c.count} lines, first at line ${c.first})` : c.message,
+      });
+    }
+    if (this.droppedProblems > 0) {
+      out.push({
+        kind: 'more-problems',
+        path: this.path,
+        message: `${this.droppedProblems} more problems in this file are not listed`,
+      });
+    }
+    if (this.pretty) {
+      out.push({
+        kind: 'truncated-line',
+        path: this.path,
+        line: this.pretty.startLine,
+        message: `The entry starting at line ${this.pretty.startLine} is not finished yet (read when it completes)`,
+      });
+    } else if (this.pending && this.pending.toString('latin1').trim() !== '') {
+      out.push({
+        kind: 'truncated-line',
+        path: this.path,
+        line: this.lines + 1,
+        message: `Line ${this.lines + 1} has no end yet (${this.pending.length} bytes; read when it completes)`,
+      });
+    }
+    return out;
+  }
+
+  protected problem(kind: string, message: string, line?: number): void {
+    if (this.problemList.length >= MAX_PROBLEMS) {
+      this.droppedProblems++;
+      return;
+    }
+    this.problemList.push({ kind, message, path: this.path, ...(line ? { line } : {}) });
+  }
+
+  /** A problem reported once per file, counting its occurrences. */
+  protected countedProblem(kind: string, message: string, line: number): void {
+    const c = this.counted.get(kind);
+    if (c) c.count++;
+    else this.counted.set(kind, { first: line, count: 1, message });
+  }
+
+  private physicalLine(buf: Buffer, start: number, end: number): void {
+    const line = ++this.lines;
+    if (end > start && buf[end - 1] === CR) end--;
+    if (this.pretty) {
+      this.continuePretty(buf, start, end, line);
+      return;
+    }
+    let s = start;
+    while (s < end && (buf[s] === 0x20 || buf[s] === 0x09)) s++;
+    if (s === end) return; // blank line
+    if (end - start > LONG_LINE_BYTES) {
+      this.countedProblem(
+        'long-line',
+        `Line ${line} is ${((end - start) / 1_048_576).toFixed(1)} MB (read in full)`,
+        line,
+      );
+    }
+    const f = this.fields;
+    if (skimObject(buf, start, end, f)) {
+      this.checkSurrogates(buf, start, end, line);
+      this.safeEntry(f, line);
+      return;
+    }
+    // Pretty-printed JSON: an object opened on this line and not closed.
+    if (buf[s] === OPEN_BRACE) {
+      const depth = { depth: 0, inString: false };
+      if (depthAfter(buf, start, end, depth) > 0) {
+        const part = Buffer.from(buf.subarray(start, end));
+        this.pretty = { startLine: line, parts: [part], bytes: part.length, depth };
+        return;
+      }
+    }
+    this.problem('invalid-json', `Line ${line} is not valid JSON (skipped)`, line);
+  }
+
+  private continuePretty(buf: Buffer, start: number, end: number, line: number): void {
+    const block = this.pretty!;
+    // A line that is a whole entry on its own at column 0: the open block was broken.
+    if (buf[start] === OPEN_BRACE && skimObject(buf, start, end, this.fields)) {
+      this.pretty = undefined;
+      this.problem(
+        'invalid-json',
+        `Lines ${block.startLine}–${line - 1} are an unfinished entry (skipped)`,
+        block.startLine,
+      );
+      this.lines--;
+      this.physicalLine(buf, start, end);
+      return;
+    }
+    const part = Buffer.from(buf.subarray(start, end));
+    block.parts.push(part);
+    block.bytes += part.length + 1;
+    const depth = depthAfter(buf, start, end, block.depth);
+    if (depth > 0) {
+      if (block.parts.length > PRETTY_MAX_LINES || block.bytes > PRETTY_MAX_BYTES) {
+        this.pretty = undefined;
+        this.problem(
+          'invalid-json',
+          `Lines ${block.startLine}–${line}: an entry that never ends (skipped)`,
+          block.startLine,
+        );
+      }
+      return;
+    }
+    this.pretty = undefined;
+    const joined = Buffer.from(block.parts.map((p) => p.toString('utf8')).join('\n'));
+    const f = this.fields;
+    if (depth === 0 && skimObject(joined, 0, joined.length, f)) {
+      this.countedProblem(
+        'pretty-printed',
+        `Lines ${block.startLine}–${line} are one pretty-printed entry (read as one)`,
+        block.startLine,
+      );
+      this.checkSurrogates(joined, 0, joined.length, block.startLine);
+      this.safeEntry(f, block.startLine);
+    } else {
+      this.problem(
+        'invalid-json',
+        `Lines ${block.startLine}–${line} are not valid JSON (skipped)`,
+        block.startLine,
+      );
+    }
+  }
+
+  private safeEntry(f: Fields, line: number): void {
+    try {
+      this.onEntry(f, line);
+    } catch (error) {
+      // A value the skim accepted but JSON.parse rejects, or an unexpected shape.
+      this.problem(
+        error instanceof SyntaxError ? 'invalid-json' : 'unreadable-entry',
+        `Line ${line} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+        line,
+      );
+    }
+  }
+
+  /** Reports escaped lone UTF-16 surrogates (JSON.parse keeps them; titles repair them). */
+  private checkSurrogates(buf: Buffer, start: number, end: number, line: number): void {
+    const view = buf.subarray(start, end);
+    if (view.indexOf(SURROGATE_ESCAPE_LOWER) < 0 && view.indexOf(SURROGATE_ESCAPE_UPPER) < 0) {
+      return;
+    }
+    if (hasLoneSurrogateEscape(view)) {
+      this.countedProblem(
+        'lone-surrogate',
+        `Line ${line} contains a lone UTF-16 surrogate (kept; shown as U+FFFD)`,
+        line,
+      );
+    }
+  }
+}
+
+function hexAt(view: Buffer, i: number): number {
+  const text = view.toString('latin1', i, i + 4);
+  return /^[0-9a-fA-F]{4}$/.test(text) ? parseInt(text, 16) : -1;
+}
+
+/** Whether `\uD800`–`\uDFFF` escapes appear other than as high+low pairs. */
+export function hasLoneSurrogateEscape(view: Buffer): boolean {
+  for (let i = view.indexOf(BACKSLASH); i >= 0 && i < view.length; ) {
+    let run = 0;
+    while (view[i + run] === BACKSLASH) run++;
+    const at = i + run - 1; // the last backslash of the run
+    if (run % 2 === 1 && view[at + 1] === 0x75 /* u */) {
+      const code = hexAt(view, at + 2);
+      if (code >= 0xd800 && code <= 0xdbff) {
+        const next = view[at + 6] === BACKSLASH && view[at + 7] === 0x75 ? hexAt(view, at + 8) : -1;
+        if (next < 0xdc00 || next > 0xdfff) return true;
+        i = view.indexOf(BACKSLASH, at + 12);
+        continue;
+      }
+      if (code >= 0xdc00 && code <= 0xdfff) return true;
+    }
+    i = view.indexOf(BACKSLASH, i + run);
+  }
+  return false;
+}

@@ -1,0 +1,57 @@
+/** Small text helpers the scanners share: titles, questions, numbers from untrusted JSON. */
+import { TITLE_MAX } from './types.ts';
+
+/** Whitespace collapsed, lone surrogates repaired, cut to `max` characters. */
+export function cleanTitle(text: string, max = TITLE_MAX): string | undefined {
+  const flat = wellFormed(text).replace(/\s+/g, ' ').trim();
+  if (!flat) return undefined;
+  return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
+}
+
+/** Lone UTF-16 surrogates replaced by U+FFFD (String#toWellFormed is ES2024). */
+export function wellFormed(text: string): string {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+/**
+ * Whether a turn-ending assistant text asks the user something: after trailing
+ * whitespace and closing markdown (`*`, `_`, `` ` ``, `)`, `"`), it ends with `?` or `？`.
+ * Deliberately narrow: a question in the middle of a report is not "waiting".
+ */
+export function asksUser(text: string | undefined): boolean {
+  if (!text) return false;
+  const end = text.replace(/[\s*_`)"'»]+$/u, '');
+  return end.endsWith('?') || end.endsWith('？');
+}
+
+/** A non-negative finite number, else 0 (usage fields can be null, strings, negative). */
+export function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+/** The first text of a message `content` (string or blocks). */
+export function firstText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  for (const block of content) {
+    if (block && typeof block === 'object') {
+      const b = block as { type?: unknown; text?: unknown };
+      if ((b.type === 'text' || b.type === 'input_text') && typeof b.text === 'string') {
+        return b.text;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** `owner/name` from a git remote URL (https, ssh or scp-like); the URL when unknown. */
+export function repositoryFromRemote(url: string): string {
+  const m = /[:/]([^/:]+\/[^/]+?)(?:\.git)?\/?$/.exec(url.trim());
+  return m?.[1] ?? url;
+}
+
+/** The last path segment of a POSIX or Windows path. */
+export function baseName(path: string): string {
+  const parts = path.split(/[\\/]+/).filter(Boolean);
+  return parts[parts.length - 1] ?? path;
+}
