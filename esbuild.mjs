@@ -78,7 +78,11 @@ const builds = {
 async function testEntries() {
   const dir = 'test/integration';
   const files = (await readdir(dir)).filter((f) => f === 'index.ts' || f.endsWith('.test.ts'));
-  return Object.fromEntries(files.map((f) => [f.replace(/\.ts$/, ''), path.join(dir, f)]));
+  const phases = (await readdir(path.join(dir, 'phases'))).filter((f) => f.endsWith('.test.ts'));
+  return Object.fromEntries([
+    ...files.map((f) => [f.replace(/\.ts$/, ''), path.join(dir, f)]),
+    ...phases.map((f) => [`phases/${f.replace(/\.ts$/, '')}`, path.join(dir, 'phases', f)]),
+  ]);
 }
 
 if (withTests) {

@@ -39,10 +39,11 @@ function run(
 
 const node = (args: string[], env?: Record<string, string>) => run(process.execPath, args, env);
 
+/** Sums every report line of a kind (the integration tier runs more than one suite). */
 function count(output: string, pattern: RegExp): number {
-  let last = 0;
-  for (const match of output.matchAll(pattern)) last = Number(match[1]);
-  return last;
+  let total = 0;
+  for (const match of output.matchAll(pattern)) total += Number(match[1]);
+  return total;
 }
 
 const tiers: Record<string, () => Promise<Omit<TierResult, 'tier' | 'seconds'>>> = {

@@ -106,17 +106,15 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
   getParent(node: TreeNode): TreeNode | undefined {
     const single = this.store.connections().length === 1;
     if (node.kind === 'session') {
-      const parentId = node.session.parentId;
+      // VS Code may hold an older object for this row: look it up again by id.
       const { groups, children } = this.groups(node.session.connectionId);
-      if (parentId && [...children.values()].some((list) => list.includes(node.session))) {
-        const parent = groups.flatMap((g) => g.sessions).find((s) => s.id === parentId);
-        if (parent) return { kind: 'session', session: parent };
-      }
-      return {
-        kind: 'group',
-        connectionId: node.session.connectionId,
-        status: node.session.status.status,
-      };
+      const all = [...groups.flatMap((g) => g.sessions), ...[...children.values()].flat()];
+      const current = all.find((s) => s.id === node.session.id) ?? node.session;
+      const nested =
+        current.parentId && children.get(current.parentId)?.some((s) => s.id === current.id);
+      const parent = nested ? all.find((s) => s.id === current.parentId) : undefined;
+      if (parent) return { kind: 'session', session: parent };
+      return { kind: 'group', connectionId: current.connectionId, status: current.status.status };
     }
     if (node.kind === 'connection' || single) return undefined;
     return this.connectionNode(node.connectionId);

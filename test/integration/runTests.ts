@@ -11,6 +11,7 @@ import path from 'node:path';
 import { projectRoot } from '../../scripts/lib/tools.ts';
 
 export async function runIntegrationTests(env: Record<string, string>): Promise<number> {
+  // (one VS Code window; the reload scenario reloads it once, see index.ts)
   const workspace = mkdtempSync(path.join(os.tmpdir(), 'asi-ws-'));
   mkdirSync(path.join(workspace, '.vscode'));
   // A workspace that tries to redirect connections: the extension must ignore it.

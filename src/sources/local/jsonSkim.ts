@@ -24,6 +24,9 @@ function isWs(c: number | undefined): boolean {
 /** Top-level fields of one object: key → [start, end) of the raw value bytes. */
 export class Fields {
   buf: Buffer = Buffer.alloc(0);
+  /** The object's own byte range in `buf`. */
+  start = 0;
+  end = 0;
   private keys: string[] = [];
   private starts: number[] = [];
   private ends: number[] = [];
@@ -32,8 +35,10 @@ export class Fields {
     return this.keys.length;
   }
 
-  reset(buf: Buffer): void {
+  reset(buf: Buffer, start = 0, end = buf.length): void {
     this.buf = buf;
+    this.start = start;
+    this.end = end;
     this.keys.length = 0;
     this.starts.length = 0;
     this.ends.length = 0;
@@ -82,6 +87,11 @@ export class Fields {
     const i = this.keys.indexOf(key);
     if (i < 0) return undefined;
     return JSON.parse(this.buf.toString('utf8', this.starts[i], this.ends[i]));
+  }
+
+  /** JSON.parse of the whole object. */
+  parseAll(): unknown {
+    return JSON.parse(this.buf.toString('utf8', this.start, this.end));
   }
 
   /** Whether the raw bytes of the value contain `needle` (e.g. a quoted key). */
@@ -162,7 +172,7 @@ function skipWs(buf: Buffer, i: number, end: number): number {
  * whitespace allowed). Returns false when the bytes are not exactly one object.
  */
 export function skimObject(buf: Buffer, start: number, end: number, out: Fields): boolean {
-  out.reset(buf);
+  out.reset(buf, start, end);
   let i = skipWs(buf, start, end);
   if (buf[i] !== OPEN_BRACE) return false;
   i = skipWs(buf, i + 1, end);

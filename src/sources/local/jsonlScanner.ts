@@ -42,10 +42,18 @@ export abstract class JsonlScanner {
   private readonly problemList: LocalProblem[] = [];
   private droppedProblems = 0;
   /** Some problem kinds are reported once per file with a count. */
-  private readonly counted = new Map<string, { first: number; count: number; message: string }>();
+  private readonly counted = new Map<
+    string,
+    { kind: string; first: number; count: number; message: string }
+  >();
 
   constructor(path: string) {
     this.path = path;
+  }
+
+  /** A cheap look at the raw line: true skips it unread (it must be a valid entry). */
+  protected skipLine(_buf: Buffer, _start: number, _end: number): boolean {
+    return false;
   }
 
   /** One complete entry (a line, or a re-joined pretty-printed block). */
@@ -93,12 +101,13 @@ export abstract class JsonlScanner {
   /** Persistent problems plus the transient ones (an unfinished last line or entry). */
   problems(): LocalProblem[] {
     const out = this.problemList.slice();
-    for (const [kind, c] of this.counted) {
+    for (const c of this.counted.values()) {
       out.push({
-        kind,
+        kind: c.kind,
         path: this.path,
         line: c.first,
-        message: c.count > 1 ? `${c.message} (${c.count} lines, first at line ${c.first})` : c.message,
+        message:
+          c.count > 1 ? `${c.message} (${c.count} lines, first at line ${c.first})` : c.message,
       });
     }
     if (this.droppedProblems > 0) {
@@ -134,11 +143,11 @@ export abstract class JsonlScanner {
     this.problemList.push({ kind, message, path: this.path, ...(line ? { line } : {}) });
   }
 
-  /** A problem reported once per file, counting its occurrences. */
-  protected countedProblem(kind: string, message: string, line: number): void {
-    const c = this.counted.get(kind);
+  /** A problem reported once per file (per `key`), counting its occurrences. */
+  protected countedProblem(kind: string, message: string, line: number, key = kind): void {
+    const c = this.counted.get(key);
     if (c) c.count++;
-    else this.counted.set(kind, { first: line, count: 1, message });
+    else this.counted.set(key, { kind, first: line, count: 1, message });
   }
 
   private physicalLine(buf: Buffer, start: number, end: number): void {
@@ -158,6 +167,7 @@ export abstract class JsonlScanner {
         line,
       );
     }
+    if (this.skipLine(buf, start, end)) return;
     const f = this.fields;
     if (skimObject(buf, start, end, f)) {
       this.checkSurrogates(buf, start, end, line);
@@ -261,7 +271,7 @@ function hexAt(view: Buffer, i: number): number {
 
 /** Whether `\uD800`–`\uDFFF` escapes appear other than as high+low pairs. */
 export function hasLoneSurrogateEscape(view: Buffer): boolean {
-  for (let i = view.indexOf(BACKSLASH); i >= 0 && i < view.length; ) {
+  for (let i = view.indexOf(BACKSLASH); i >= 0 && i < view.length;) {
     let run = 0;
     while (view[i + run] === BACKSLASH) run++;
     const at = i + run - 1; // the last backslash of the run

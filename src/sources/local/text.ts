@@ -10,7 +10,10 @@ export function cleanTitle(text: string, max = TITLE_MAX): string | undefined {
 
 /** Lone UTF-16 surrogates replaced by U+FFFD (String#toWellFormed is ES2024). */
 export function wellFormed(text: string): string {
-  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  return text.replace(
+    /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+    '\uFFFD',
+  );
 }
 
 /**
@@ -36,7 +39,11 @@ export function firstText(content: unknown): string | undefined {
   for (const block of content) {
     if (block && typeof block === 'object') {
       const b = block as { type?: unknown; text?: unknown };
-      if ((b.type === 'text' || b.type === 'input_text') && typeof b.text === 'string') {
+      const t = b.type;
+      if (
+        (t === 'text' || t === 'input_text' || t === 'output_text') &&
+        typeof b.text === 'string'
+      ) {
         return b.text;
       }
     }

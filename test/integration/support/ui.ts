@@ -37,6 +37,7 @@ export class ScriptedUser {
         this.messages.push({ level, text, detail: options?.detail });
         const offered = rest.filter((r): r is string => typeof r === 'string');
         const wanted = this.buttons.length && offered.length ? this.buttons.shift() : undefined;
+        if (wanted === '*') return offered[0];
         return wanted && offered.includes(wanted) ? wanted : undefined;
       };
     this.window.showInformationMessage = message('info');
@@ -55,7 +56,7 @@ export class ScriptedUser {
     return this;
   }
 
-  /** Clicks these buttons on the next messages that offer buttons, in order. */
+  /** Clicks these buttons on the next messages that offer buttons, in order ('*': the first offered). */
   click(...labels: (string | undefined)[]): this {
     this.buttons.push(...labels);
     return this;

@@ -1,0 +1,219 @@
+/**
+ * From per-file summaries to sessions: subagent files attached to their parent (by folder,
+ * else by the agentId the parent mentions; orphans stay as their own rows), Claude Code
+ * usage de-duplicated across files, statuses derived, tokens and cost summed.
+ *
+ * De-duplication: a Claude response key (message.id:requestId) is counted once over all
+ * files, with the maximum of each field over every line and copy that carries it. It
+ * belongs to the earliest file (by first timestamp, then path) whose own lines have it, so
+ * a subagent's response counts in the subagent's row and a resumed session that repeats
+ * old responses does not count them again. An agent_progress copy only counts when no file
+ * has the response itself (the subagent file is missing): then it belongs to that
+ * subagent's row if there is one, else to the parent.
+ */
+import { dirname, join } from 'node:path';
+import type { SessionSummary } from '../../domain/session.ts';
+import type { DiscoveredFile } from './discovery.ts';
+import { deriveLocalStatus, type StatusThresholds } from './localStatus.ts';
+import type { Pricing } from './pricing.ts';
+import type { SubagentMeta } from './scanCache.ts';
+import { baseName, cleanTitle } from './text.ts';
+import type { FileSummary, Harness, UsageRecord } from './types.ts';
+
+export interface LocalSession {
+  summary: SessionSummary;
+  harness: Harness;
+  role: 'session' | 'subagent';
+  path: string;
+  /** The working directory (what "project" means for local sessions). */
+  project: string | undefined;
+  /** De-duplicated usage this session owns. */
+  records: UsageRecord[];
+  /** No token accounting in the file (Codex legacy): tokens and cost are unknown. */
+  noTokenInfo: boolean;
+  /** Latest mtime of the session's files (subagent files included for a parent). */
+  lastWriteMs: number;
+  file: FileSummary;
+  /** Paths of attached subagent files. */
+  children: string[];
+}
+
+export interface AggregateInput {
+  connectionId: string;
+  files: readonly DiscoveredFile[];
+  summaries: readonly FileSummary[];
+  metas: ReadonlyMap<string, SubagentMeta>;
+  now: number;
+  pricing: Pricing;
+  thresholds: StatusThresholds;
+}
+
+/** Sessions sorted by last activity (newest first), then id. */
+export function aggregate(input: AggregateInput): LocalSession[] {
+  const sessions = buildSessions(input);
+  assignUsage(sessions);
+  for (const s of sessions) finish(s, input);
+  return sortSessions(sessions);
+}
+
+export function sortSessions(sessions: LocalSession[]): LocalSession[] {
+  const key = (s: LocalSession) => Date.parse(s.summary.lastActivityAt ?? '') || 0;
+  return sessions.sort(
+    (a, b) => key(b) - key(a) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
+  );
+}
+
+function buildSessions(input: AggregateInput): LocalSession[] {
+  const sessions: LocalSession[] = [];
+  const byPath = new Map<string, LocalSession>();
+  input.files.forEach((file, i) => {
+    const s = input.summaries[i]!;
+    const session: LocalSession = {
+      summary: {
+        id: file.path,
+        connectionId: input.connectionId,
+        label: '',
+        status: { status: 'unknown', raw: '' },
+        harness: file.harness,
+      },
+      harness: file.harness,
+      role: file.role,
+      path: file.path,
+      project: s.cwd,
+      records: [],
+      noTokenInfo: s.noTokenInfo,
+      lastWriteMs: file.mtimeMs,
+      file: s,
+      children: [],
+    };
+    sessions.push(session);
+    byPath.set(file.path, session);
+  });
+  // Parents named by the agentId their Task results and progress lines mention.
+  const byAgentId = new Map<string, LocalSession>();
+  for (const s of sessions) {
+    if (s.harness === 'claude-code' && s.role === 'session') {
+      for (const link of s.file.subagents)
+        if (!byAgentId.has(link.agentId)) byAgentId.set(link.agentId, s);
+    }
+  }
+  input.files.forEach((file, i) => {
+    if (file.role !== 'subagent') return;
+    const child = sessions[i]!;
+    // <project>/<sessionId>/subagents/agent-<id>.jsonl → <project>/<sessionId>.jsonl
+    const byFolder = file.sessionId
+      ? byPath.get(join(dirname(dirname(dirname(file.path))), `${file.sessionId}.jsonl`))
+      : undefined;
+    const parent = byFolder ?? (file.agentId ? byAgentId.get(file.agentId) : undefined);
+    const meta = input.metas.get(file.path);
+    child.summary.label =
+      cleanTitle(meta?.description ?? '') ??
+      child.file.title ??
+      `Subagent ${file.agentId ?? ''}`.trim();
+    if (!parent) return; // an orphan: shown on its own
+    child.summary.parentId = parent.path;
+    child.project ??= parent.project;
+    parent.children.push(file.path);
+    parent.lastWriteMs = Math.max(parent.lastWriteMs, file.mtimeMs);
+  });
+  return sessions;
+}
+
+function maxInto(into: UsageRecord, r: UsageRecord): void {
+  into.input = Math.max(into.input, r.input);
+  into.output = Math.max(into.output, r.output);
+  into.cacheRead = Math.max(into.cacheRead, r.cacheRead);
+  into.cacheWrite = Math.max(into.cacheWrite, r.cacheWrite);
+  into.cacheWrite1h = Math.max(into.cacheWrite1h, r.cacheWrite1h);
+  into.model ??= r.model;
+}
+
+function assignUsage(sessions: LocalSession[]): void {
+  const claude = sessions
+    .filter((s) => s.harness === 'claude-code')
+    .sort(
+      (a, b) =>
+        (Number.isFinite(a.file.firstMs) ? a.file.firstMs : Infinity) -
+          (Number.isFinite(b.file.firstMs) ? b.file.firstMs : Infinity) ||
+        (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
+    );
+  const owned = new Map<string, { rec: UsageRecord; session: LocalSession }>();
+  for (const s of claude) {
+    for (const [key, r] of s.file.usage) {
+      const o = owned.get(key);
+      if (o) maxInto(o.rec, r);
+      else owned.set(key, { rec: { ...r }, session: s });
+    }
+  }
+  // Subagent rows by (parent path, agentId), for copies whose subagent file lacks them.
+  const subagentOf = new Map<string, LocalSession>();
+  for (const s of claude) {
+    if (s.role === 'subagent' && s.summary.parentId && s.file.agentId) {
+      subagentOf.set(`${s.summary.parentId}\n${s.file.agentId}`, s);
+    }
+  }
+  for (const s of claude) {
+    for (const [key, r] of s.file.copies) {
+      const o = owned.get(key);
+      if (o) maxInto(o.rec, r);
+      else {
+        const owner = (r.agentId && subagentOf.get(`${s.path}\n${r.agentId}`)) || s;
+        owned.set(key, { rec: { ...r }, session: owner });
+      }
+    }
+  }
+  for (const { rec, session } of owned.values()) session.records.push(rec);
+  for (const s of sessions) {
+    if (s.harness === 'codex') s.records = [...s.file.usage.values()];
+  }
+}
+
+function finish(s: LocalSession, input: AggregateInput): void {
+  const f = s.file;
+  const sum = s.summary;
+  if (s.role === 'session') {
+    const short = (f.sessionId ?? baseName(s.path)).slice(0, 8);
+    sum.label =
+      f.title ??
+      f.summaryTitle ??
+      `${s.harness === 'codex' ? 'Codex' : 'Claude Code'} session ${short}`;
+  }
+  if (f.mainModel) sum.model = f.mainModel;
+  const repository = f.gitRemote ?? (s.project ? baseName(s.project) : undefined);
+  if (repository) sum.repository = repository;
+  if (f.gitBranch) sum.branch = f.gitBranch;
+  if (f.firstTimestamp) sum.startedAt = f.firstTimestamp;
+  // Legacy Codex files have one timestamp (the header): the file's mtime says more.
+  const last =
+    f.lastTimestamp && !s.noTokenInfo
+      ? f.lastTimestamp
+      : new Date(Math.max(s.lastWriteMs, Number.isFinite(f.lastMs) ? f.lastMs : 0)).toISOString();
+  sum.lastActivityAt = last;
+  const status = deriveLocalStatus(
+    { harness: s.harness, role: s.role, facts: f.last, lastWriteMs: s.lastWriteMs, now: input.now },
+    input.thresholds,
+  );
+  const { waitingSince, ...derivation } = status;
+  sum.status = derivation;
+  if (waitingSince) sum.waitingSince = waitingSince;
+  if (status.status === 'finished') sum.endedAt = last;
+  if (s.noTokenInfo && s.records.length === 0) return; // tokens and cost unknown
+  let input_ = 0;
+  let output = 0;
+  let cacheRead = 0;
+  let cacheWrite = 0;
+  let cost: number | undefined = 0;
+  for (const r of s.records) {
+    input_ += r.input;
+    output += r.output;
+    cacheRead += r.cacheRead;
+    cacheWrite += r.cacheWrite;
+    const c = input.pricing.costOf(r);
+    cost = c === undefined || cost === undefined ? undefined : cost + c;
+  }
+  sum.inputTokens = input_;
+  sum.outputTokens = output;
+  sum.cacheReadTokens = cacheRead;
+  sum.cacheWriteTokens = cacheWrite;
+  if (cost !== undefined) sum.estimatedCost = cost;
+}

@@ -1,0 +1,390 @@
+/**
+ * Incremental scanner of one Codex rollout file. Current files are `{timestamp, type,
+ * payload}` lines; legacy files (before ~Sept 2025) are bare response items after an
+ * `{id, timestamp, instructions}` header and carry no token counts. token_count totals
+ * are cumulative and written twice: usage is the delta of `total_token_usage` between
+ * consecutive distinct totals (a repeated total adds nothing; a total that goes down
+ * starts a new series), never a sum of `last_token_usage`. Reasoning items and tool
+ * output are never parsed: only their type and call id are read from the raw bytes.
+ */
+import { Fields, skimObject } from './jsonSkim.ts';
+import { JsonlScanner } from './jsonlScanner.ts';
+import { asksUser, cleanTitle, count, firstText, repositoryFromRemote } from './text.ts';
+import type { FileSummary, LastEntryFacts, LastEntryKind, UsageRecord } from './types.ts';
+
+const KNOWN_TYPES = new Set([
+  'session_meta',
+  'response_item',
+  'event_msg',
+  'turn_context',
+  'compacted',
+]);
+const CALL_TYPES = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
+const OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output']);
+/** Approval and input requests: not persisted by the CLIs seen so far, honoured if they are. */
+const APPROVAL_EVENTS = new Set([
+  'exec_approval_request',
+  'apply_patch_approval_request',
+  'request_user_input',
+  'request_permissions',
+  'elicitation_request',
+]);
+/** User-role texts the CLI injects (instructions, environment), not prompts. */
+const INJECTED_PREFIXES = ['<', '# AGENTS.md instructions'];
+
+type Json = Record<string, unknown>;
+
+interface Totals {
+  input: number;
+  cached: number;
+  output: number;
+  reasoning: number;
+}
+
+export class CodexScanner extends JsonlScanner {
+  private sessionId: string | undefined;
+  private cwd: string | undefined;
+  private gitBranch: string | undefined;
+  private gitRemote: string | undefined;
+  private version: string | undefined;
+  private model: string | undefined;
+  private approvalPolicy: string | undefined;
+  private title: string | undefined;
+  private firstTimestamp: string | undefined;
+  private lastTimestamp: string | undefined;
+  private firstMs = NaN;
+  private lastMs = NaN;
+  private readonly modelOrder: string[] = [];
+  private readonly modelCounts = new Map<string, number>();
+  private readonly usage = new Map<string, UsageRecord>();
+  private prevTotal: Totals | undefined;
+  private sawTokenCount = false;
+  /** Calls without output: call_id → name and whether it asks for escalation. */
+  private readonly pendingCalls = new Map<string, { name: string; escalation: boolean }>();
+  private last: LastEntryFacts = { kind: 'none', pendingTools: [] };
+  private substantive = false;
+  private readonly inner = new Fields();
+
+  constructor(path: string, sessionId?: string) {
+    super(path);
+    this.sessionId = sessionId;
+  }
+
+  protected onEntry(f: Fields, line: number): void {
+    if (!f.has('payload')) {
+      this.legacyEntry(f, line);
+      return;
+    }
+    const timestamp = f.str('timestamp');
+    const ms = timestamp ? Date.parse(timestamp) : NaN;
+    this.stamp(timestamp, ms);
+    const type = f.str('type');
+    switch (type) {
+      case 'session_meta':
+        this.sessionMeta(f.parse('payload') as Json | null);
+        return;
+      case 'turn_context':
+        this.turnContext(f.parse('payload') as Json | null);
+        return;
+      case 'response_item':
+      case 'event_msg': {
+        const r = f.range('payload')!;
+        if (!skimObject(f.buf, r[0], r[1], this.inner)) {
+          this.problem('invalid-entry', `Line ${line}: the payload is not an object`, line);
+          return;
+        }
+        if (type === 'response_item') this.responseItem(this.inner, line, timestamp);
+        else this.event(this.inner, line, timestamp, ms);
+        return;
+      }
+      case 'compacted':
+        return;
+      default:
+        if (type === undefined || !KNOWN_TYPES.has(type)) {
+          const name = type ?? '(none)';
+          this.countedProblem(
+            'unknown-type',
+            `Line ${line} has an unknown type "${name}" (kept as activity, not interpreted)`,
+            line,
+            `unknown-type:${name}`,
+          );
+        }
+    }
+  }
+
+  private stamp(timestamp: string | undefined, ms: number): void {
+    if (!Number.isFinite(ms)) return;
+    if (!(ms >= this.firstMs)) {
+      this.firstMs = ms;
+      this.firstTimestamp = timestamp;
+    }
+    if (!(ms <= this.lastMs)) {
+      this.lastMs = ms;
+      this.lastTimestamp = timestamp;
+    }
+  }
+
+  /** Legacy lines: the header, `record_type` markers, and bare response items. */
+  private legacyEntry(f: Fields, line: number): void {
+    if (f.has('record_type')) return;
+    if (!f.has('type') && f.has('id')) {
+      this.sessionId ??= f.str('id');
+      const timestamp = f.str('timestamp');
+      this.stamp(timestamp, timestamp ? Date.parse(timestamp) : NaN);
+      return;
+    }
+    if (f.has('type')) {
+      this.responseItem(f, line, undefined);
+      return;
+    }
+    this.countedProblem('unknown-type', `Line ${line} is not a Codex entry (skipped)`, line);
+  }
+
+  private sessionMeta(p: Json | null): void {
+    if (!p || typeof p !== 'object') return;
+    if (typeof p.id === 'string' && p.id) this.sessionId = p.id;
+    if (typeof p.cwd === 'string' && p.cwd) this.cwd ??= p.cwd;
+    if (typeof p.cli_version === 'string') this.version = p.cli_version;
+    const git = p.git as Json | null | undefined;
+    if (git && typeof git === 'object') {
+      if (typeof git.branch === 'string' && git.branch) this.gitBranch = git.branch;
+      if (typeof git.repository_url === 'string' && git.repository_url) {
+        this.gitRemote = repositoryFromRemote(git.repository_url);
+      }
+    }
+  }
+
+  private turnContext(p: Json | null): void {
+    if (!p || typeof p !== 'object') return;
+    if (typeof p.model === 'string' && p.model) {
+      this.model = p.model;
+      if (!this.modelCounts.has(p.model)) {
+        this.modelCounts.set(p.model, 0);
+        this.modelOrder.push(p.model);
+      }
+    }
+    if (typeof p.cwd === 'string' && p.cwd) this.cwd ??= p.cwd;
+    if (typeof p.approval_policy === 'string') this.approvalPolicy = p.approval_policy;
+  }
+
+  private setLast(
+    kind: LastEntryKind,
+    timestamp: string | undefined,
+    line: number,
+  ): LastEntryFacts {
+    const pending = [...this.pendingCalls.values()];
+    this.last = { kind, line, pendingTools: pending.map((c) => c.name) };
+    if (timestamp) this.last.timestamp = timestamp;
+    if (pending.some((c) => c.escalation)) this.last.escalation = true;
+    if (this.approvalPolicy) this.last.approvalPolicy = this.approvalPolicy;
+    return this.last;
+  }
+
+  private responseItem(p: Fields, line: number, timestamp: string | undefined): void {
+    const type = p.str('type');
+    if (type === 'reasoning' || type === 'web_search_call') {
+      this.setLast('assistant-progress', timestamp, line);
+      return;
+    }
+    if (type !== undefined && OUTPUT_TYPES.has(type)) {
+      const id = p.str('call_id');
+      if (id) this.pendingCalls.delete(id);
+      this.setLast('tool-result', timestamp, line);
+      return;
+    }
+    if (type !== 'message' && !(type !== undefined && CALL_TYPES.has(type))) return;
+    const item = p.parseAll() as Json;
+    if (type === 'message') {
+      const text = firstText(item.content);
+      if (item.role === 'user') this.userText(text, timestamp, line);
+      else if (item.role === 'assistant') this.assistantText(text, timestamp, line);
+      return;
+    }
+    const id =
+      typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : '';
+    const name = typeof item.name === 'string' ? item.name : type!;
+    this.pendingCalls.set(id || `line-${line}`, { name, escalation: asksEscalation(item) });
+    this.substantive = true;
+    this.setLast('tool-call', timestamp, line).detail = name;
+  }
+
+  private userText(text: string | undefined, timestamp: string | undefined, line: number): void {
+    const t = (text ?? '').trimStart();
+    if (INJECTED_PREFIXES.some((prefix) => t.startsWith(prefix))) {
+      // Legacy files carry the working directory only here.
+      const cwd = /<cwd>([^<]+)<\/cwd>/.exec(t)?.[1]?.trim();
+      if (cwd) this.cwd ??= cwd;
+      return;
+    }
+    this.substantive = true;
+    this.pendingCalls.clear();
+    this.setLast('user-prompt', timestamp, line);
+    if (!this.title && t) this.title = cleanTitle(t);
+  }
+
+  private assistantText(
+    text: string | undefined,
+    timestamp: string | undefined,
+    line: number,
+  ): void {
+    this.substantive = true;
+    this.setLast('assistant-text', timestamp, line).asksUser = asksUser(text);
+  }
+
+  private event(p: Fields, line: number, timestamp: string | undefined, ms: number): void {
+    const type = p.str('type');
+    switch (type) {
+      case 'token_count':
+        this.tokens((p.parseAll() as Json).info, ms, line);
+        // The request that produced a final message is complete: the turn ended.
+        if (this.last.kind === 'assistant-text') this.last.kind = 'turn-end';
+        return;
+      case 'user_message':
+        this.userText(p.str('message'), timestamp, line);
+        return;
+      case 'agent_message':
+        this.assistantText(p.str('message'), timestamp, line);
+        return;
+      case 'agent_reasoning':
+      case 'agent_reasoning_raw_content':
+      case 'task_started':
+      case 'turn_started':
+        this.setLast('assistant-progress', timestamp, line);
+        return;
+      case 'task_complete':
+      case 'turn_complete': {
+        const lastText = p.str('last_agent_message');
+        const asked = lastText !== undefined ? asksUser(lastText) : this.last.asksUser === true;
+        this.pendingCalls.clear();
+        this.setLast('turn-end', timestamp, line).asksUser = asked;
+        return;
+      }
+      case 'turn_aborted':
+        this.pendingCalls.clear();
+        this.setLast('interrupted', timestamp, line).detail = p.str('reason');
+        return;
+      case 'error':
+      case 'stream_error': {
+        const facts = this.setLast('api-error', timestamp, line);
+        facts.detail = cleanTitle(p.str('message') ?? type);
+        if (type === 'stream_error') facts.retrying = true;
+        return;
+      }
+      default:
+        if (type !== undefined && APPROVAL_EVENTS.has(type)) {
+          this.setLast('approval', timestamp, line).detail = type;
+        }
+    }
+  }
+
+  private tokens(info: unknown, ms: number, line: number): void {
+    // `info: null` is the first token_count of a session (rate limits only).
+    if (!info || typeof info !== 'object') return;
+    const t = (info as Json).total_token_usage as Json | null | undefined;
+    if (!t || typeof t !== 'object') return;
+    this.sawTokenCount = true;
+    const cur: Totals = {
+      input: count(t.input_tokens),
+      cached: count(t.cached_input_tokens),
+      output: count(t.output_tokens),
+      reasoning: count(t.reasoning_output_tokens),
+    };
+    const prev = this.prevTotal;
+    if (
+      prev &&
+      cur.input === prev.input &&
+      cur.cached === prev.cached &&
+      cur.output === prev.output &&
+      cur.reasoning === prev.reasoning
+    ) {
+      return; // the same total written again
+    }
+    let d = cur;
+    if (
+      prev &&
+      cur.input >= prev.input &&
+      cur.cached >= prev.cached &&
+      cur.output >= prev.output &&
+      cur.reasoning >= prev.reasoning
+    ) {
+      d = {
+        input: cur.input - prev.input,
+        cached: cur.cached - prev.cached,
+        output: cur.output - prev.output,
+        reasoning: cur.reasoning - prev.reasoning,
+      };
+    } else if (prev) {
+      this.countedProblem(
+        'token-reset',
+        `Line ${line}: the cumulative token total went down; counted as a new series`,
+        line,
+      );
+    }
+    this.prevTotal = cur;
+    this.usage.set(String(line), {
+      model: this.model,
+      ms,
+      input: Math.max(0, d.input - d.cached),
+      output: d.output,
+      cacheRead: d.cached,
+      cacheWrite: 0,
+      cacheWrite1h: 0,
+      reasoning: d.reasoning,
+    });
+    if (this.model) this.modelCounts.set(this.model, (this.modelCounts.get(this.model) ?? 0) + 1);
+  }
+
+  summary(): FileSummary {
+    let mainModel = this.model;
+    let best = 0;
+    for (const m of this.modelOrder) {
+      const n = this.modelCounts.get(m) ?? 0;
+      if (n > best) {
+        best = n;
+        mainModel = m;
+      }
+    }
+    const s: FileSummary = {
+      path: this.path,
+      harness: 'codex',
+      role: 'session',
+      models: this.modelOrder.slice(),
+      firstMs: this.firstMs,
+      lastMs: this.lastMs,
+      usage: this.usage,
+      copies: new Map(),
+      subagents: [],
+      last: { ...this.last },
+      substantive: this.substantive,
+      noTokenInfo: !this.sawTokenCount,
+      problems: this.problems(),
+      lines: this.lines,
+      bytes: this.bytes,
+    };
+    if (this.sessionId) s.sessionId = this.sessionId;
+    if (this.cwd) s.cwd = this.cwd;
+    if (this.gitBranch) s.gitBranch = this.gitBranch;
+    if (this.gitRemote) s.gitRemote = this.gitRemote;
+    if (this.version) s.version = this.version;
+    if (mainModel) s.mainModel = mainModel;
+    if (this.firstTimestamp) s.firstTimestamp = this.firstTimestamp;
+    if (this.lastTimestamp) s.lastTimestamp = this.lastTimestamp;
+    if (this.title) s.title = this.title;
+    return s;
+  }
+}
+
+/** A shell call that asks to leave the sandbox: Codex prompts for approval before it runs. */
+function asksEscalation(item: Json): boolean {
+  let args: unknown = item.arguments ?? item.input ?? item.action;
+  if (typeof args === 'string') {
+    try {
+      args = JSON.parse(args);
+    } catch {
+      return false;
+    }
+  }
+  if (!args || typeof args !== 'object') return false;
+  const a = args as Json;
+  return a.with_escalated_permissions === true || a.sandbox_permissions === 'require_escalated';
+}

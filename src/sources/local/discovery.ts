@@ -1,0 +1,328 @@
+/**
+ * Where local transcripts live and which files they are. Claude Code: every folder of
+ * `CLAUDE_CONFIG_DIR` (comma-separated) or else `~/.config/claude` and `~/.claude`, with
+ * sessions at `projects/<encoded cwd>/<sessionId>.jsonl` and subagents at
+ * `projects/<encoded cwd>/<sessionId>/subagents/agent-<agentId>.jsonl` (+ `.meta.json`).
+ * Codex: `CODEX_HOME` or `~/.codex`, `sessions/YYYY/MM/DD/rollout-*.jsonl` and
+ * `archived_sessions/`. Symlinks are followed; a folder reached twice (a loop, or two
+ * roots that are one folder) is read once, and a file reached twice is listed once.
+ */
+import type { Dirent, Stats } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Harness, LocalProblem } from './types.ts';
+
+export interface LocalRootsOptions {
+  /** Claude Code folders; default `CLAUDE_CONFIG_DIR`, else `~/.config/claude` and `~/.claude`. */
+  claudeConfigDirs?: readonly string[];
+  /** Codex home; default `CODEX_HOME`, else `~/.codex`. */
+  codexHome?: string;
+  /** Environment to read (default process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Home folder (default os.homedir()). */
+  homeDir?: string;
+}
+
+export interface LocalRoot {
+  harness: Harness;
+  path: string;
+  origin: 'option' | 'env' | 'default';
+}
+
+export interface RootReport extends LocalRoot {
+  /** `duplicate`: the same folder as an earlier root (read once). */
+  state: 'ok' | 'empty' | 'missing' | 'unreadable' | 'duplicate';
+  sessionFiles: number;
+  subagentFiles: number;
+  archivedFiles: number;
+}
+
+export interface DiscoveredFile {
+  path: string;
+  harness: Harness;
+  role: 'session' | 'subagent';
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  dev: number;
+  root: string;
+  /** From the file name: Claude `<sessionId>.jsonl`, the subagent's parent folder, Codex uuid. */
+  sessionId?: string;
+  agentId?: string;
+  /** Claude subagent `agent-<agentId>.meta.json`, when present. */
+  metaPath?: string;
+  /** Claude: the encoded-cwd folder under projects/. */
+  projectDir?: string;
+  /** Codex: under archived_sessions/. */
+  archived?: boolean;
+}
+
+export interface DiscoveryResult {
+  roots: RootReport[];
+  files: DiscoveredFile[];
+  problems: LocalProblem[];
+}
+
+const CODEX_MAX_DEPTH = 6;
+const CODEX_FILE = /^rollout-.*\.jsonl$/;
+const UUID_TAIL = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
+const AGENT_FILE = /^agent-(.+)\.jsonl$/;
+
+/** The folders to read, in order; explicit options win over the environment. */
+export function resolveRoots(options: LocalRootsOptions = {}): LocalRoot[] {
+  const env = options.env ?? process.env;
+  const home = options.homeDir ?? homedir();
+  const roots: LocalRoot[] = [];
+  if (options.claudeConfigDirs) {
+    for (const p of options.claudeConfigDirs) {
+      if (p.trim())
+        roots.push({ harness: 'claude-code', path: resolve(p.trim()), origin: 'option' });
+    }
+  } else {
+    const fromEnv = (env.CLAUDE_CONFIG_DIR ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
+    if (fromEnv.length > 0) {
+      for (const p of fromEnv)
+        roots.push({ harness: 'claude-code', path: resolve(p), origin: 'env' });
+    } else {
+      roots.push({
+        harness: 'claude-code',
+        path: join(home, '.config', 'claude'),
+        origin: 'default',
+      });
+      roots.push({ harness: 'claude-code', path: join(home, '.claude'), origin: 'default' });
+    }
+  }
+  const codex = options.codexHome?.trim() || env.CODEX_HOME?.trim();
+  roots.push(
+    codex
+      ? { harness: 'codex', path: resolve(codex), origin: options.codexHome ? 'option' : 'env' }
+      : { harness: 'codex', path: join(home, '.codex'), origin: 'default' },
+  );
+  return roots;
+}
+
+interface Walk {
+  signal: AbortSignal | undefined;
+  problems: LocalProblem[];
+  /** dev:ino of folders already read. */
+  dirs: Set<string>;
+  /** dev:ino of files already listed. */
+  files: Set<string>;
+  out: DiscoveredFile[];
+}
+
+/** Lists every transcript file under the roots. Never throws for I/O: reports problems. */
+export async function discoverLocalFiles(
+  options: LocalRootsOptions = {},
+  signal?: AbortSignal,
+): Promise<DiscoveryResult> {
+  const w: Walk = { signal, problems: [], dirs: new Set(), files: new Set(), out: [] };
+  const reports: RootReport[] = [];
+  const seenRoots = new Set<string>();
+  for (const root of resolveRoots(options)) {
+    signal?.throwIfAborted();
+    const report: RootReport = {
+      ...root,
+      state: 'ok',
+      sessionFiles: 0,
+      subagentFiles: 0,
+      archivedFiles: 0,
+    };
+    reports.push(report);
+    const real = await realpath(root.path).catch((error: NodeJS.ErrnoException) => error);
+    if (real instanceof Error) {
+      report.state = real.code === 'ENOENT' || real.code === 'ENOTDIR' ? 'missing' : 'unreadable';
+      // A folder the user named explicitly and that is missing is worth saying.
+      if (report.state === 'unreadable' || root.origin !== 'default') {
+        w.problems.push({
+          kind: report.state === 'missing' ? 'missing-folder' : 'unreadable',
+          path: root.path,
+          message: `${root.harness === 'codex' ? 'Codex' : 'Claude Code'} folder ${root.path}: ${describe(real)}`,
+        });
+      }
+      continue;
+    }
+    if (seenRoots.has(real)) {
+      report.state = 'duplicate';
+      continue;
+    }
+    seenRoots.add(real);
+    const before = w.out.length;
+    if (root.harness === 'claude-code') await walkClaude(w, root.path);
+    else {
+      await walkCodex(w, root.path, join(root.path, 'sessions'), 0, false);
+      await walkCodex(w, root.path, join(root.path, 'archived_sessions'), 0, true);
+    }
+    for (const f of w.out.slice(before)) {
+      if (f.role === 'subagent') report.subagentFiles++;
+      else report.sessionFiles++;
+      if (f.archived) report.archivedFiles++;
+    }
+    if (w.out.length === before) report.state = 'empty';
+  }
+  return { roots: reports, files: w.out, problems: w.problems };
+}
+
+function describe(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ENOENT':
+      return 'not found';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ELOOP':
+      return 'symbolic link loop';
+    default:
+      return error.code ?? error.message;
+  }
+}
+
+interface Entry {
+  name: string;
+  path: string;
+  stats: Stats;
+}
+
+/**
+ * The entries of one folder with their stats (symlinks followed). Missing folders give
+ * an empty list; unreadable ones, loops and broken links are reported.
+ */
+async function list(w: Walk, dir: string): Promise<Entry[]> {
+  w.signal?.throwIfAborted();
+  let dirents: Dirent[];
+  try {
+    dirents = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    if (e.code !== 'ENOENT' && e.code !== 'ENOTDIR') {
+      w.problems.push({ kind: 'unreadable', path: dir, message: `Folder ${dir}: ${describe(e)}` });
+    }
+    return [];
+  }
+  const entries = await Promise.all(
+    dirents.map(async (d): Promise<Entry | undefined> => {
+      const path = join(dir, d.name);
+      if (!d.isFile() && !d.isDirectory() && !d.isSymbolicLink()) return undefined;
+      try {
+        return { name: d.name, path, stats: await stat(path) };
+      } catch (error) {
+        const e = error as NodeJS.ErrnoException;
+        w.problems.push({
+          kind: e.code === 'ELOOP' ? 'symlink-loop' : 'unreadable',
+          path,
+          message: `${path}: ${describe(e)}`,
+        });
+        return undefined;
+      }
+    }),
+  );
+  return entries.filter((e): e is Entry => e !== undefined);
+}
+
+/** False (and a problem) when the folder was read already: a symlink loop or an alias. */
+function enter(w: Walk, entry: Entry): boolean {
+  const key = `${entry.stats.dev}:${entry.stats.ino}`;
+  if (w.dirs.has(key)) {
+    w.problems.push({
+      kind: 'symlink-loop',
+      path: entry.path,
+      message: `${entry.path} leads to a folder already read (symbolic link loop or alias); skipped`,
+    });
+    return false;
+  }
+  w.dirs.add(key);
+  return true;
+}
+
+function add(
+  w: Walk,
+  entry: Entry,
+  file: Omit<DiscoveredFile, 'size' | 'mtimeMs' | 'ino' | 'dev'>,
+): void {
+  const key = `${entry.stats.dev}:${entry.stats.ino}`;
+  if (w.files.has(key)) return; // the same file through another path
+  w.files.add(key);
+  w.out.push({
+    ...file,
+    size: entry.stats.size,
+    mtimeMs: entry.stats.mtimeMs,
+    ino: entry.stats.ino,
+    dev: entry.stats.dev,
+  });
+}
+
+/** Marks a starting folder as read, so a link back to it is seen as a loop. */
+async function enterPath(w: Walk, path: string): Promise<void> {
+  const stats = await stat(path).catch(() => undefined);
+  if (stats?.isDirectory()) w.dirs.add(`${stats.dev}:${stats.ino}`);
+}
+
+async function walkClaude(w: Walk, root: string): Promise<void> {
+  await enterPath(w, join(root, 'projects'));
+  for (const project of await list(w, join(root, 'projects'))) {
+    if (!project.stats.isDirectory() || !enter(w, project)) continue;
+    const entries = await list(w, project.path);
+    for (const e of entries) {
+      if (e.stats.isFile() && e.name.endsWith('.jsonl')) {
+        add(w, e, {
+          path: e.path,
+          harness: 'claude-code',
+          role: 'session',
+          root,
+          sessionId: e.name.slice(0, -'.jsonl'.length),
+          projectDir: project.name,
+        });
+      }
+    }
+    for (const e of entries) {
+      if (!e.stats.isDirectory() || !enter(w, e)) continue;
+      const subagents = await list(w, join(e.path, 'subagents'));
+      const names = new Set(subagents.map((s) => s.name));
+      for (const s of subagents) {
+        const m = AGENT_FILE.exec(s.name);
+        if (!m || !s.stats.isFile()) continue;
+        const meta = `agent-${m[1]}.meta.json`;
+        add(w, s, {
+          path: s.path,
+          harness: 'claude-code',
+          role: 'subagent',
+          root,
+          sessionId: e.name,
+          agentId: m[1]!,
+          projectDir: project.name,
+          ...(names.has(meta) ? { metaPath: join(e.path, 'subagents', meta) } : {}),
+        });
+      }
+    }
+  }
+}
+
+async function walkCodex(
+  w: Walk,
+  root: string,
+  dir: string,
+  depth: number,
+  archived: boolean,
+): Promise<void> {
+  if (depth === 0) await enterPath(w, dir);
+  for (const e of await list(w, dir)) {
+    if (e.stats.isDirectory()) {
+      if (depth < CODEX_MAX_DEPTH && enter(w, e))
+        await walkCodex(w, root, e.path, depth + 1, archived);
+    } else if (e.stats.isFile() && CODEX_FILE.test(e.name)) {
+      const id = UUID_TAIL.exec(e.name)?.[1];
+      add(w, e, {
+        path: e.path,
+        harness: 'codex',
+        role: 'session',
+        root,
+        ...(id ? { sessionId: id } : {}),
+        ...(archived ? { archived: true } : {}),
+      });
+    }
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * One refreshable view of every local session: discovery, the per-file cache, subagent
+ * metadata and the aggregation, run one refresh at a time (a scanner must never be fed by
+ * two reads at once). Shared by LocalSource and scanUsage().
+ */
+import { aggregate, sortSessions, type LocalSession } from './aggregate.ts';
+import {
+  discoverLocalFiles,
+  type DiscoveredFile,
+  type LocalRootsOptions,
+  type RootReport,
+} from './discovery.ts';
+import {
+  DEFAULT_STATUS_THRESHOLDS,
+  deriveLocalStatus,
+  type StatusThresholds,
+} from './localStatus.ts';
+import { Pricing, type PriceTable } from './pricing.ts';
+import { ScanCache, type SubagentMeta } from './scanCache.ts';
+import type { FileSummary, LocalProblem } from './types.ts';
+
+export interface LocalIndexOptions extends LocalRootsOptions {
+  /** Goes into every SessionSummary.connectionId (default `local`). */
+  connectionId?: string;
+  /** Prices by model id, before the bundled table (USD per million tokens). */
+  priceOverrides?: PriceTable;
+  thresholds?: Partial<StatusThresholds>;
+  /** Clock for the derived status (tests). */
+  now?: () => number;
+  /** Share a cache between indexes (tests, benchmarks). */
+  cache?: ScanCache;
+}
+
+export interface LocalSnapshot {
+  /** Epoch ms of the refresh. */
+  scannedAt: number;
+  roots: RootReport[];
+  files: DiscoveredFile[];
+  /** Newest activity first. */
+  sessions: LocalSession[];
+  problems: LocalProblem[];
+  /** Total size of the transcript files. */
+  bytes: number;
+}
+
+export class LocalIndex {
+  readonly cache: ScanCache;
+  readonly pricing: Pricing;
+  private readonly options: LocalIndexOptions;
+  private readonly thresholds: StatusThresholds;
+  private readonly now: () => number;
+  private running: Promise<LocalSnapshot> | undefined;
+  private last: LocalSnapshot | undefined;
+  private lastSummaries: readonly FileSummary[] = [];
+
+  constructor(options: LocalIndexOptions = {}) {
+    this.options = options;
+    this.cache = options.cache ?? new ScanCache();
+    this.pricing = new Pricing(options.priceOverrides);
+    this.thresholds = { ...DEFAULT_STATUS_THRESHOLDS, ...options.thresholds };
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The last completed refresh, if any. */
+  get snapshot(): LocalSnapshot | undefined {
+    return this.last;
+  }
+
+  /**
+   * Rescans (reading only what changed). Concurrent calls share one run; a snapshot
+   * younger than `maxAgeMs` is returned as is.
+   */
+  refresh(options: { signal?: AbortSignal; maxAgeMs?: number } = {}): Promise<LocalSnapshot> {
+    const { signal, maxAgeMs = 0 } = options;
+    if (this.last && maxAgeMs > 0 && this.now() - this.last.scannedAt < maxAgeMs) {
+      return Promise.resolve(this.last);
+    }
+    this.running ??= this.run(signal).finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async run(signal: AbortSignal | undefined): Promise<LocalSnapshot> {
+    const discovery = await discoverLocalFiles(this.options, signal);
+    const summaries = await this.cache.scanAll(discovery.files, signal);
+    const metas = new Map<string, SubagentMeta>();
+    const problems: LocalProblem[] = [...discovery.problems];
+    for (const f of discovery.files) {
+      if (!f.metaPath) continue;
+      const m = await this.cache.readMeta(f.metaPath, f.size, f.mtimeMs);
+      if (m.meta) metas.set(f.path, m.meta);
+      if (m.problem) problems.push(m.problem);
+    }
+    for (const s of summaries) problems.push(...s.problems);
+    const now = this.now();
+    const unchanged =
+      this.last !== undefined &&
+      summaries.length === this.lastSummaries.length &&
+      summaries.every((s, i) => s === this.lastSummaries[i]) &&
+      discovery.files.every((f, i) => f.mtimeMs === this.last!.files[i]?.mtimeMs);
+    const sessions = unchanged
+      ? this.restatus(this.last!.sessions, now)
+      : aggregate({
+          connectionId: this.options.connectionId ?? 'local',
+          files: discovery.files,
+          summaries,
+          metas,
+          now,
+          pricing: this.pricing,
+          thresholds: this.thresholds,
+        });
+    this.lastSummaries = summaries;
+    this.last = {
+      scannedAt: now,
+      roots: discovery.roots,
+      files: discovery.files,
+      sessions,
+      problems,
+      bytes: discovery.files.reduce((n, f) => n + f.size, 0),
+    };
+    return this.last;
+  }
+
+  /** Nothing was written: only the clock moved, so only statuses can change. */
+  private restatus(sessions: LocalSession[], now: number): LocalSession[] {
+    for (const s of sessions) {
+      const status = deriveLocalStatus(
+        { harness: s.harness, role: s.role, facts: s.file.last, lastWriteMs: s.lastWriteMs, now },
+        this.thresholds,
+      );
+      const { waitingSince, ...derivation } = status;
+      s.summary = { ...s.summary, status: derivation };
+      if (waitingSince) s.summary.waitingSince = waitingSince;
+      else delete s.summary.waitingSince;
+      if (status.status === 'finished') s.summary.endedAt = s.summary.lastActivityAt;
+      else delete s.summary.endedAt;
+    }
+    return sortSessions(sessions);
+  }
+}

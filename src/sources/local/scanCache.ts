@@ -1,0 +1,194 @@
+/**
+ * Per-file scan results keyed by path, size, mtime and inode. Transcripts only grow, so a
+ * file that got longer is read from where the last read stopped, by the same scanner
+ * (which keeps its parser state and any unfinished last line); a file that shrank, was
+ * replaced or rewritten in place is read again from the start. Counters say how many
+ * bytes were read, so tests can check that a refresh reads only what was appended.
+ */
+import type { FileHandle } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
+import { mapLimited } from '../../util/mapLimited.ts';
+import { ClaudeCodeScanner } from './claudeCodeScan.ts';
+import { CodexScanner } from './codexScan.ts';
+import type { DiscoveredFile } from './discovery.ts';
+import type { FileSummary, LocalProblem } from './types.ts';
+
+export interface ScanStats {
+  /** Bytes read from transcript files. */
+  bytesRead: number;
+  /** Files read from the start. */
+  fullScans: number;
+  /** Files read from their previous end only. */
+  appendScans: number;
+  /** Files whose cached result was reused without reading. */
+  reused: number;
+}
+
+/** A subagent's optional `agent-<agentId>.meta.json`. */
+export interface SubagentMeta {
+  agentType?: string;
+  description?: string;
+  toolUseId?: string;
+}
+
+type Scanner = ClaudeCodeScanner | CodexScanner;
+
+interface Entry {
+  scanner: Scanner;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  dev: number;
+  summary: FileSummary;
+  /** An open or read failure: the file is retried on the next refresh. */
+  failed: boolean;
+}
+
+const CHUNK_BYTES = 1 << 20;
+/** Files read at once: overlaps I/O with parsing without flooding a small machine. */
+const CONCURRENCY = 3;
+
+export class ScanCache {
+  readonly stats: ScanStats = { bytesRead: 0, fullScans: 0, appendScans: 0, reused: 0 };
+  private readonly entries = new Map<string, Entry>();
+  private readonly metas = new Map<
+    string,
+    { size: number; mtimeMs: number; meta?: SubagentMeta; problem?: LocalProblem }
+  >();
+  private readonly buffers: Buffer[] = [];
+
+  /** Summaries of `files`, in order. Never throws for I/O: failures become problems. */
+  async scanAll(files: readonly DiscoveredFile[], signal?: AbortSignal): Promise<FileSummary[]> {
+    const summaries = await mapLimited(files, CONCURRENCY, (f) => {
+      signal?.throwIfAborted();
+      return this.scan(f);
+    });
+    // Forget files that are gone.
+    if (this.entries.size > files.length) {
+      const live = new Set(files.map((f) => f.path));
+      for (const path of this.entries.keys()) if (!live.has(path)) this.entries.delete(path);
+    }
+    return summaries;
+  }
+
+  /** One file's summary, reading only what changed since the last call. */
+  async scan(file: DiscoveredFile): Promise<FileSummary> {
+    const cached = this.entries.get(file.path);
+    if (
+      cached &&
+      !cached.failed &&
+      cached.ino === file.ino &&
+      cached.dev === file.dev &&
+      cached.size === file.size &&
+      cached.mtimeMs === file.mtimeMs
+    ) {
+      this.stats.reused++;
+      return cached.summary;
+    }
+    const append =
+      cached !== undefined &&
+      !cached.failed &&
+      cached.ino === file.ino &&
+      cached.dev === file.dev &&
+      file.size > cached.size;
+    const scanner = append ? cached.scanner : newScanner(file);
+    const from = append ? cached.size : 0;
+    if (append) this.stats.appendScans++;
+    else this.stats.fullScans++;
+    const entry: Entry = {
+      scanner,
+      size: from,
+      mtimeMs: file.mtimeMs,
+      ino: file.ino,
+      dev: file.dev,
+      summary: cached?.summary ?? scanner.summary(),
+      failed: false,
+    };
+    this.entries.set(file.path, entry);
+    let handle: FileHandle | undefined;
+    try {
+      handle = await open(file.path, 'r');
+      entry.size = await this.readFrom(handle, scanner, from);
+      // The state after the read: a write racing the read shows up as growth next time.
+      const after = await handle.stat();
+      entry.mtimeMs = after.size === entry.size ? after.mtimeMs : file.mtimeMs;
+      scanner.finish();
+      entry.summary = scanner.summary();
+    } catch (error) {
+      const e = error as NodeJS.ErrnoException;
+      entry.failed = true;
+      const summary = newScanner(file).summary();
+      summary.problems.push({
+        kind: 'unreadable',
+        path: file.path,
+        message: `${file.path} could not be read: ${e.code ?? e.message}`,
+      });
+      entry.summary = summary;
+    } finally {
+      await handle?.close().catch(() => undefined);
+    }
+    return entry.summary;
+  }
+
+  /** Feeds the scanner from `offset` to the end of the file; returns the new end. */
+  private async readFrom(handle: FileHandle, scanner: Scanner, offset: number): Promise<number> {
+    const buf = this.buffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
+    try {
+      let position = offset;
+      for (;;) {
+        const { bytesRead } = await handle.read(buf, 0, buf.length, position);
+        if (bytesRead === 0) return position;
+        this.stats.bytesRead += bytesRead;
+        position += bytesRead;
+        scanner.feed(bytesRead === buf.length ? buf : buf.subarray(0, bytesRead));
+      }
+    } finally {
+      this.buffers.push(buf);
+    }
+  }
+
+  /** A subagent's meta file, cached by size and mtime; problems for unreadable JSON. */
+  async readMeta(
+    path: string,
+    size: number,
+    mtimeMs: number,
+  ): Promise<{ meta?: SubagentMeta; problem?: LocalProblem }> {
+    const cached = this.metas.get(path);
+    if (cached && cached.size === size && cached.mtimeMs === mtimeMs) return cached;
+    const result: { size: number; mtimeMs: number; meta?: SubagentMeta; problem?: LocalProblem } = {
+      size,
+      mtimeMs,
+    };
+    try {
+      const value = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+      const meta: SubagentMeta = {};
+      if (typeof value.agentType === 'string') meta.agentType = value.agentType;
+      if (typeof value.description === 'string') meta.description = value.description;
+      if (typeof value.toolUseId === 'string') meta.toolUseId = value.toolUseId;
+      result.meta = meta;
+    } catch (error) {
+      result.problem = {
+        kind: error instanceof SyntaxError ? 'invalid-json' : 'unreadable',
+        path,
+        message: `Subagent metadata ${path} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    this.metas.set(path, result);
+    return result;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.metas.clear();
+  }
+}
+
+function newScanner(file: DiscoveredFile): Scanner {
+  return file.harness === 'codex'
+    ? new CodexScanner(file.path, file.sessionId)
+    : new ClaudeCodeScanner(file.path, {
+        role: file.role,
+        ...(file.sessionId ? { sessionId: file.sessionId } : {}),
+        ...(file.agentId ? { agentId: file.agentId } : {}),
+      });
+}
