@@ -18,7 +18,7 @@ export function registerManualTaskCommands(store: SessionStore): vscode.Disposab
       if (!source || !hasManualTasks(source)) return;
       const task = await pickTask(session.pendingTasks ?? []);
       if (!task) return;
-      await completeTask(store, session, source, task);
+      await finishManualTask(store, session, source, task.id);
     }),
   ];
 }
@@ -67,15 +67,20 @@ async function pickTask(tasks: PendingTask[]): Promise<PendingTask | undefined> 
   return picked?.task;
 }
 
-async function completeTask(
+/**
+ * Describes the task, lets the user choose how to finish it (unless the panel already
+ * did), shows the server's preview in a modal and commits only on confirmation.
+ */
+export async function finishManualTask(
   store: SessionStore,
   session: SessionSummary,
   source: ManualTasks,
-  summary: PendingTask,
+  taskId: string,
+  finish?: 'success' | 'failure',
 ): Promise<void> {
   let task: ManualTaskDetail;
   try {
-    task = await source.describeManualTask(summary.id);
+    task = await source.describeManualTask(taskId);
   } catch (error) {
     void vscode.window.showErrorMessage(
       vscode.l10n.t('Could not read the manual task: {0}', (error as Error).message),
@@ -92,10 +97,18 @@ async function completeTask(
       ? [{ label: task.failureLabel, detail: task.message, finish: 'failure' as const }]
       : []),
   ];
-  const picked = await vscode.window.showQuickPick(options, {
-    title: task.header ?? summary.title ?? summary.id,
-    placeHolder: vscode.l10n.t('How do you finish this task?'),
-  });
+  const picked = finish
+    ? options.find((o) => o.finish === finish)
+    : await vscode.window.showQuickPick(options, {
+        title: task.header ?? task.id,
+        placeHolder: vscode.l10n.t('How do you finish this task?'),
+      });
+  if (finish && !picked) {
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('This task has no failure button; only success is possible.'),
+    );
+    return;
+  }
   if (!picked) return;
   try {
     const preview = await source.completeManualTask(task.id, picked.finish, false);

@@ -3,6 +3,9 @@ import { formatCost } from '../domain/format.ts';
 import type { SessionSummary } from '../domain/session.ts';
 import type { HostMessage, PanelState } from '../shared/protocol.ts';
 import { isPanelState, isWebviewMessage } from '../shared/protocol.ts';
+import type { WebviewMessage } from '../shared/protocol.ts';
+import { hasManualTasks } from '../sources/steering.ts';
+import { finishManualTask } from '../commands/manualTaskCommands.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import { webviewHtml } from './webviewHtml.ts';
 
@@ -82,22 +85,74 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
         return;
       }
       panel.title = session.label;
-      const label = this.store.state(state.connectionId)?.config.label ?? state.connectionId;
+      const connection = this.store.state(state.connectionId);
       post({
         type: 'session',
-        view: { session, connectionLabel: label, cost: formatCost(session.estimatedCost) },
+        view: {
+          session,
+          connectionLabel: connection?.config.label ?? state.connectionId,
+          cost: formatCost(session.estimatedCost),
+          actions: {
+            complete:
+              Boolean(connection?.capabilities?.complete) && session.status.status !== 'finished',
+            interrupt: connection?.config.kind === 'rest' && session.status.raw === 'running',
+          },
+        },
       });
     };
+    let ready = false;
     const subscriptions = [
       panel.webview.onDidReceiveMessage((message: unknown) => {
         if (!isWebviewMessage(message)) return;
-        if (message.type === 'ready' || message.type === 'refresh') void send();
+        if (message.type === 'ready') ready = true;
+        void this.handle(message, state, post, send);
+      }),
+      // Keep the panel in step with the store (after a refresh, a completion…).
+      this.store.onDidChange((id) => {
+        if (ready && (id === undefined || id === state.connectionId)) void send();
       }),
       panel.onDidDispose(() => {
         this.panels.delete(key);
         for (const s of subscriptions) s.dispose();
       }),
     ];
+  }
+
+  private async handle(
+    message: WebviewMessage,
+    state: PanelState,
+    post: (message: HostMessage) => void,
+    send: () => Promise<void>,
+  ): Promise<void> {
+    const session = await this.findSession(state);
+    const node = session ? { kind: 'session', session } : undefined;
+    switch (message.type) {
+      case 'ready':
+      case 'refresh':
+        return send();
+      case 'complete':
+        return void vscode.commands.executeCommand('agentSessions.completeSession', node);
+      case 'cancel':
+        return void vscode.commands.executeCommand('agentSessions.cancelSession', node);
+      case 'interrupt':
+        return void vscode.commands.executeCommand('agentSessions.interruptSession', node);
+      case 'openManualTask': {
+        const source = this.store.source(state.connectionId);
+        if (!source || !hasManualTasks(source)) return;
+        try {
+          post({ type: 'manualTask', task: await source.describeManualTask(message.id) });
+        } catch (error) {
+          post({ type: 'manualTaskFailed', id: message.id, message: (error as Error).message });
+        }
+        return;
+      }
+      case 'finishManualTask': {
+        const source = this.store.source(state.connectionId);
+        if (!session || !source || !hasManualTasks(source)) return;
+        await finishManualTask(this.store, session, source, message.id, message.finish);
+        return;
+      }
+    }
   }
 
   /** After a reload the store may not have loaded yet: load once, then look. */

@@ -151,6 +151,35 @@ try {
     await panel.locator('session-details dt', { hasText: 'Raw status' }).waitFor();
     await page.screenshot({ path: path.join(shots, '4-session-panel.png') });
   });
+
+  await step('a platform session shows its manual task; the workflow body stays text', async () => {
+    await page.locator('.part.sidebar .action-label[aria-label="Collapse All"]').first().click();
+    await sidebarRow(page, 'Demo · Platform').click();
+    const waiting = sidebarRow(page, 'Waiting on you');
+    await waiting.waitFor({ timeout: 30_000 });
+    if ((await waiting.getAttribute('aria-expanded')) !== 'true') await waiting.click();
+    // Look through the waiting sessions for a task whose body is HTML (ViewHTML).
+    let found = false;
+    for (let i = 0; i < 6 && !found; i++) {
+      await page.locator('.part.sidebar .monaco-list-row[aria-level="3"]').nth(i).click();
+      const panel = page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+      await panel
+        .locator('session-details vscode-button', { hasText: 'Open task' })
+        .first()
+        .click({ timeout: 30_000 });
+      const body = panel.locator('session-details .task pre.body').first();
+      await body.waitFor({ timeout: 30_000 });
+      const injected = await panel
+        .locator(
+          'session-details .task script, session-details .task img, session-details .task iframe',
+        )
+        .count();
+      if (injected !== 0) throw new Error(`${injected} elements came from a task body`);
+      found = /<\w+/.test(await body.innerText());
+    }
+    if (!found) throw new Error('no waiting task with an HTML body was found to check');
+    await page.screenshot({ path: path.join(shots, '5-manual-task.png') });
+  });
 } catch {
   await page.screenshot({ path: path.join(shots, 'failure.png') }).catch(() => undefined);
   console.log(`  code-server log: ${server.logFile}`);

@@ -1,5 +1,6 @@
 import { LitElement, css, html, nothing } from 'lit';
-import type { HostMessage, SessionView } from '../../src/shared/protocol.ts';
+import type { PendingTask } from '../../src/domain/session.ts';
+import type { HostMessage, ManualTaskView, SessionView } from '../../src/shared/protocol.ts';
 import { host } from './vscodeApi.ts';
 
 /**
@@ -10,10 +11,18 @@ export class SessionDetails extends LitElement {
   static override properties = {
     view: { state: true },
     failure: { state: true },
+    tasks: { state: true },
   };
 
   declare view: SessionView | undefined;
   declare failure: string | undefined;
+  /** Manual tasks the user opened: detail, or the error that came back. */
+  declare tasks: Map<string, ManualTaskView | { error: string }>;
+
+  constructor() {
+    super();
+    this.tasks = new Map();
+  }
 
   static override styles = css`
     :host {
@@ -49,6 +58,42 @@ export class SessionDetails extends LitElement {
     .error {
       color: var(--vscode-errorForeground);
     }
+    .warning {
+      color: var(--vscode-editorWarning-foreground);
+    }
+    .muted {
+      color: var(--vscode-descriptionForeground);
+      font-size: 0.9em;
+    }
+    .actions {
+      display: flex;
+      gap: 8px;
+      margin: 8px 0 16px;
+    }
+    h2 {
+      font-size: 1.1em;
+      margin: 20px 0 8px;
+    }
+    h3 {
+      font-size: 1em;
+      margin: 8px 0 4px;
+    }
+    ul.tasks {
+      list-style: none;
+      padding: 0;
+    }
+    ul.tasks > li {
+      border-top: 1px solid var(--vscode-panel-border);
+      padding: 8px 0;
+    }
+    pre.body {
+      white-space: pre-wrap;
+      overflow-wrap: anywhere;
+      background: var(--vscode-textCodeBlock-background);
+      padding: 8px;
+      max-height: 300px;
+      overflow: auto;
+    }
   `;
 
   override connectedCallback(): void {
@@ -64,6 +109,10 @@ export class SessionDetails extends LitElement {
         });
       } else if (message.type === 'failed') {
         this.failure = message.message;
+      } else if (message.type === 'manualTask') {
+        this.tasks = new Map(this.tasks).set(message.task.id, message.task);
+      } else if (message.type === 'manualTaskFailed') {
+        this.tasks = new Map(this.tasks).set(message.id, { error: message.message });
       }
     });
     host.post({ type: 'ready' });
@@ -75,7 +124,7 @@ export class SessionDetails extends LitElement {
         <vscode-button @click=${() => host.post({ type: 'refresh' })}>Retry</vscode-button>`;
     }
     if (!this.view) return html`<vscode-progress-ring aria-label="Loading"></vscode-progress-ring>`;
-    const { session, connectionLabel, cost } = this.view;
+    const { session, connectionLabel, cost, actions } = this.view;
     const rows: [string, string | undefined][] = [
       [
         'Status',
@@ -103,6 +152,7 @@ export class SessionDetails extends LitElement {
         <vscode-badge>${session.status.status}</vscode-badge>
         ${connectionLabel}
       </div>
+      ${this.renderActions(actions)}
       <dl aria-labelledby="title">
         ${rows.map(([name, value]) =>
           value === undefined
@@ -111,8 +161,109 @@ export class SessionDetails extends LitElement {
                 <dd>${value}</dd>`,
         )}
       </dl>
+      ${this.renderTasks(session.pendingTasks ?? [], session.waitingUnknown === true)}
     `;
   }
+  private renderActions(actions: SessionView['actions']) {
+    if (!actions.complete && !actions.interrupt) return nothing;
+    return html`<div class="actions" role="toolbar" aria-label="Session actions">
+      ${
+        actions.complete
+          ? html`<vscode-button @click=${() => host.post({ type: 'complete' })}
+                >Complete…</vscode-button
+              >
+              <vscode-button secondary @click=${() => host.post({ type: 'cancel' })}
+                >Cancel Session…</vscode-button
+              >`
+          : nothing
+      }
+      ${
+        actions.interrupt
+          ? html`<vscode-button secondary @click=${() => host.post({ type: 'interrupt' })}
+              >Interrupt</vscode-button
+            >`
+          : nothing
+      }
+    </div>`;
+  }
+
+  private renderTasks(tasks: PendingTask[], unknown: boolean) {
+    if (unknown) {
+      return html`<h2>Manual tasks</h2>
+        <p class="warning">
+          The backend could not look up this session's manual tasks; some may be waiting.
+        </p>`;
+    }
+    if (tasks.length === 0) return nothing;
+    return html`<h2>Manual tasks waiting on you</h2>
+      <ul class="tasks">
+        ${tasks.map((task) => {
+          const detail = this.tasks.get(task.id);
+          const age =
+            task.waitingAgeSeconds !== undefined
+              ? ` · waiting ${Math.round(task.waitingAgeSeconds / 60)} min`
+              : '';
+          return html`<li>
+            <div class="task-title">
+              ${task.title ?? task.id} <span class="muted">${task.viewType ?? ''}${age}</span>
+            </div>
+            ${
+              detail === undefined
+                ? html`<vscode-button
+                    secondary
+                    @click=${() => host.post({ type: 'openManualTask', id: task.id })}
+                    >Open task</vscode-button
+                  >`
+                : 'error' in detail
+                  ? html`<p class="error" role="alert">${detail.error}</p>`
+                  : renderTask(detail)
+            }
+          </li>`;
+        })}
+      </ul>`;
+  }
+}
+
+/** A manual task's content. Workflow-authored, so every field is bound as text. */
+function renderTask(task: ManualTaskView) {
+  const variables = Object.entries(task.variables ?? {});
+  return html`<div class="task" aria-label="Manual task ${task.header ?? task.id}">
+    ${task.header ? html`<h3>${task.header}</h3>` : nothing}
+    ${task.message ? html`<p>${task.message}</p>` : nothing}
+    ${task.body ? html`<pre class="body">${task.body}</pre>` : nothing}
+    ${
+      variables.length
+        ? html`<dl>
+            ${variables.map(
+              ([k, v]) =>
+                html`<dt>${k}</dt>
+                  <dd>${typeof v === 'string' ? v : JSON.stringify(v)}</dd>`,
+            )}
+          </dl>`
+        : nothing
+    }
+    ${
+      task.completionSupported
+        ? html`<div class="actions">
+            <vscode-button
+              @click=${() => host.post({ type: 'finishManualTask', id: task.id, finish: 'success' })}
+              >${task.successLabel || 'Success'}…</vscode-button
+            >
+            ${
+              task.failureLabel
+                ? html`<vscode-button
+                    secondary
+                    @click=${() => host.post({ type: 'finishManualTask', id: task.id, finish: 'failure' })}
+                    >${task.failureLabel}…</vscode-button
+                  >`
+                : nothing
+            }
+          </div>`
+        : html`<p class="muted">
+            This task's form cannot be completed from VS Code; open it in the platform.
+          </p>`
+    }
+  </div>`;
 }
 
 customElements.define('session-details', SessionDetails);

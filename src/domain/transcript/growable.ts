@@ -3,7 +3,7 @@
  * few bytes per line instead of a JS object (or boxed number) per line.
  */
 
-type TypedArray = Float64Array | Uint32Array | Int32Array | Uint8Array;
+type TypedArray = Float64Array | Uint32Array | Int32Array | Uint16Array | Uint8Array;
 
 interface TypedArrayConstructor<T extends TypedArray> {
   new (length: number): T;

@@ -29,8 +29,9 @@ export const SCAN_ERROR = 2;
 
 export interface ScanVisitor {
   /**
-   * A value whose key is interesting (scanner.codes[depth] >= 0). Containers are reported
-   * when they open (end = -1); strings with start/end including the quotes.
+   * A value whose key is interesting (scanner.codes[depth] >= 0), or an element of an
+   * array whose key is (codes[depth] === CODE_ELEM, idx[depth] its index). Containers are
+   * reported when they open (end = -1); strings with start/end including the quotes.
    */
   value(
     scanner: JsonScanner,
@@ -70,6 +71,7 @@ export class JsonScanner {
 
   /** `keys[i]` gets code i. */
   constructor(keys: readonly string[]) {
+    this.codes.fill(CODE_NONE);
     keys.forEach((key, code) => {
       const bytes = Buffer.from(key, 'utf8');
       (this.byLength[bytes.length] ??= []).push({ bytes, code });
@@ -177,7 +179,9 @@ export class JsonScanner {
   private value(buf: Buffer, i: number, end: number, c: number, visitor: ScanVisitor): number {
     const depth = this.depth;
     if (depth > 0 && this.containers[depth] === ARR) this.idx[depth]!++;
-    const report = depth > 0 && this.codes[depth]! >= 0;
+    // Values under interesting keys, and the elements of arrays under interesting keys.
+    const code = this.codes[depth]!;
+    const report = depth > 0 && (code >= 0 || (code === CODE_ELEM && this.codes[depth - 1]! >= 0));
     if (c === 0x7b || c === 0x5b) {
       if (depth >= MAX_DEPTH) {
         this.fail('nesting too deep');

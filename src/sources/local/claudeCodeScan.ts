@@ -7,7 +7,7 @@
  * counts each response once (see aggregate.ts). Big tool_result lines are never parsed:
  * their ids and is_error flag are found in the raw bytes of `message` (jsonSkim.ts).
  */
-import { Fields, hasKeyPattern, skimObject, stringValuesOf } from './jsonSkim.ts';
+import { Fields, forEachElement, hasKeyPattern, skimObject, stringValuesOf } from './jsonSkim.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
 import { asksUser, cleanTitle, count, firstText } from './text.ts';
 import type {
@@ -33,6 +33,7 @@ const TOOL_RESULT_TYPE = Buffer.from('"type":"tool_result"');
 const TOOL_USE_ID = Buffer.from('"tool_use_id":"');
 const IS_ERROR_TRUE = Buffer.from('"is_error":true');
 const AGENT_PROGRESS = Buffer.from('"agent_progress"');
+const SYNTHETIC = '<synthetic>';
 const SNAPSHOT_PREFIX = Buffer.from('{"type":"file-history-snapshot"');
 
 /** stop_reason values that end the assistant's turn. */
@@ -82,6 +83,8 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private last: LastEntryFacts = { kind: 'none', pendingTools: [] };
   private substantive = false;
   private readonly inner = new Fields();
+  private readonly msg = new Fields();
+  private readonly block = new Fields();
   private buf: Buffer = Buffer.alloc(0);
 
   constructor(path: string, options: ClaudeCodeScannerOptions) {
@@ -89,6 +92,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
     this.role = options.role;
     this.sessionId = options.sessionId;
     this.agentId = options.agentId;
+    this.nested = { key: 'message', out: this.msg };
   }
 
   /** file-history-snapshot lines are large and carry nothing used here: not even skimmed. */
@@ -170,6 +174,10 @@ export class ClaudeCodeScanner extends JsonlScanner {
     return this.last;
   }
 
+  /**
+   * Assistant lines are skimmed, not parsed: thinking signatures and tool inputs are most
+   * of their bytes and only ids, model, stop reason, usage and the block types are used.
+   */
   private assistant(
     f: Fields,
     line: number,
@@ -177,57 +185,79 @@ export class ClaudeCodeScanner extends JsonlScanner {
     ms: number,
     forStatus: boolean,
   ): void {
-    const msg = f.parse('message') as Json | null | undefined;
-    if (!msg || typeof msg !== 'object') {
+    const m = this.msg;
+    if (!m.ok) {
       this.problem('invalid-entry', `Line ${line}: an assistant line without a message`, line);
       return;
     }
-    const synthetic = msg.model === '<synthetic>';
-    const apiError = f.bool('isApiErrorMessage') || synthetic;
-    this.record(this.usage, msg, f.str('requestId'), ms, line);
+    const model = m.str('model');
+    const apiError = f.bool('isApiErrorMessage') || model === SYNTHETIC;
+    this.record(this.usage, m.str('id'), f.str('requestId'), model, m.parse('usage'), ms, line);
     if (!apiError) this.substantive = true;
     if (!forStatus) return;
-    const blocks = Array.isArray(msg.content) ? (msg.content as Json[]) : [];
-    for (const b of blocks) {
-      if (b && b.type === 'tool_use' && typeof b.id === 'string') {
-        this.pendingTools.set(b.id, typeof b.name === 'string' ? b.name : 'tool');
-      }
-    }
+    const blocks = this.blocks(m);
     const lastBlock = blocks[blocks.length - 1];
     if (apiError) {
       const facts = this.setLast('api-error', timestamp, line);
-      const text = firstText(msg.content);
+      const text = blocks.find((b) => b.text !== undefined)?.text;
       if (text) facts.detail = cleanTitle(text);
       return;
     }
-    const stop = typeof msg.stop_reason === 'string' ? msg.stop_reason : undefined;
+    const stop = m.str('stop_reason');
     if (lastBlock?.type === 'tool_use') {
       const facts = this.setLast('tool-call', timestamp, line);
-      if (typeof lastBlock.name === 'string') facts.detail = lastBlock.name;
+      if (lastBlock.name) facts.detail = lastBlock.name;
     } else if (lastBlock?.type === 'text') {
       const ended = stop !== undefined && TURN_END_STOPS.has(stop);
       const facts = this.setLast(ended ? 'turn-end' : 'assistant-text', timestamp, line);
-      facts.asksUser = asksUser(typeof lastBlock.text === 'string' ? lastBlock.text : undefined);
+      facts.asksUser = asksUser(lastBlock.text);
     } else {
       this.setLast('assistant-progress', timestamp, line);
     }
   }
 
+  /** Content blocks: type for all, id/name of tool calls (now pending), text of the last. */
+  private blocks(m: Fields): { type?: string; name?: string; text?: string }[] {
+    const out: { type?: string; name?: string; text?: string }[] = [];
+    const r = m.range('content');
+    if (!r) return out;
+    const b = this.block;
+    const ranges: number[] = [];
+    forEachElement(this.buf, r[0], r[1], (s, e) => ranges.push(s, e));
+    for (let i = 0; i < ranges.length; i += 2) {
+      const s = ranges[i]!;
+      const e = ranges[i + 1]!;
+      if (!skimObject(this.buf, s, e, b, 'type')) continue;
+      const type = b.str('type');
+      if (type === 'tool_use') {
+        skimObject(this.buf, s, e, b, 'name');
+        const id = b.str('id');
+        const name = b.str('name') ?? 'tool';
+        if (id) this.pendingTools.set(id, name);
+        out.push({ type, name });
+      } else if (type === 'text' && i === ranges.length - 2) {
+        skimObject(this.buf, s, e, b, 'text');
+        out.push({ type, text: b.str('text') ?? '' });
+      } else out.push(type ? { type } : {});
+    }
+    return out;
+  }
+
   /** Adds one line's usage to `map` with the per-field maximum per response key. */
   private record(
     map: Map<string, UsageRecord>,
-    msg: Json,
-    requestId: string | undefined,
+    messageId: unknown,
+    requestId: unknown,
+    modelName: unknown,
+    usage: unknown,
     ms: number,
     line: number,
   ): UsageRecord | undefined {
-    const u = msg.usage as Json | null | undefined;
-    if (!u || typeof u !== 'object') return undefined;
+    if (!usage || typeof usage !== 'object') return undefined;
+    const u = usage as Json;
     const creation = u.cache_creation as Json | null | undefined;
     const model =
-      typeof msg.model === 'string' && msg.model && msg.model !== '<synthetic>'
-        ? msg.model
-        : undefined;
+      typeof modelName === 'string' && modelName && modelName !== SYNTHETIC ? modelName : undefined;
     const rec: UsageRecord = {
       model,
       ms,
@@ -239,9 +269,9 @@ export class ClaudeCodeScanner extends JsonlScanner {
         creation && typeof creation === 'object' ? count(creation.ephemeral_1h_input_tokens) : 0,
       reasoning: 0,
     };
-    const id = typeof msg.id === 'string' && msg.id ? msg.id : undefined;
+    const id = typeof messageId === 'string' && messageId ? messageId : undefined;
     let key: string;
-    if (id) key = requestId ? `${id}:${requestId}` : id;
+    if (id) key = typeof requestId === 'string' && requestId ? `${id}:${requestId}` : id;
     else {
       if (rec.input + rec.output + rec.cacheRead + rec.cacheWrite === 0) return undefined;
       // No id to de-duplicate by: count the line on its own, and say so.
@@ -358,10 +388,13 @@ export class ClaudeCodeScanner extends JsonlScanner {
       return;
     }
     const innerMs = typeof inner.timestamp === 'string' ? Date.parse(inner.timestamp) : NaN;
+    const copy = inner.message as Json;
     const rec = this.record(
       this.copies,
-      inner.message as Json,
-      typeof inner.requestId === 'string' ? inner.requestId : undefined,
+      copy.id,
+      inner.requestId,
+      copy.model,
+      copy.usage,
       Number.isFinite(innerMs) ? innerMs : ms,
       line,
     ) as CopyRecord | undefined;

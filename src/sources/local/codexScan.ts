@@ -7,7 +7,7 @@
  * starts a new series), never a sum of `last_token_usage`. Reasoning items and tool
  * output are never parsed: only their type and call id are read from the raw bytes.
  */
-import { Fields, skimObject } from './jsonSkim.ts';
+import { Fields } from './jsonSkim.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
 import { asksUser, cleanTitle, count, firstText, repositoryFromRemote } from './text.ts';
 import type { FileSummary, LastEntryFacts, LastEntryKind, UsageRecord } from './types.ts';
@@ -68,6 +68,7 @@ export class CodexScanner extends JsonlScanner {
   constructor(path: string, sessionId?: string) {
     super(path);
     this.sessionId = sessionId;
+    this.nested = { key: 'payload', out: this.inner };
   }
 
   protected onEntry(f: Fields, line: number): void {
@@ -88,8 +89,7 @@ export class CodexScanner extends JsonlScanner {
         return;
       case 'response_item':
       case 'event_msg': {
-        const r = f.range('payload')!;
-        if (!skimObject(f.buf, r[0], r[1], this.inner)) {
+        if (!this.inner.ok) {
           this.problem('invalid-entry', `Line ${line}: the payload is not an object`, line);
           return;
         }

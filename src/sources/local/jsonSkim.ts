@@ -2,10 +2,11 @@
  * A structural skim of one JSON object held in a Buffer: the byte range of each
  * top-level value, without building strings or objects. Transcripts are mostly big
  * strings (tool output, file contents, signatures) the scanners never need, so finding
- * `type` and `timestamp` this way and JSON.parse-ing only the values that matter is
- * several times faster than parsing every line. Strings are skipped with the native
- * Buffer.indexOf; nothing outside the object's structure is validated, so callers
- * JSON.parse the values they use (and report a line whose value does not parse).
+ * `type` and `timestamp` this way and decoding only the values that matter is several
+ * times faster than JSON.parse of every line. Everything here is plain loops over bytes:
+ * per-field native calls (subarray, toString, indexOf) cost more than they save on the
+ * short keys and values that make up most fields. Nothing outside the object's structure
+ * is validated; callers JSON.parse the values they use and report what does not parse.
  */
 
 const QUOTE = 0x22;
@@ -21,135 +22,175 @@ function isWs(c: number | undefined): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
+/** Buffer's own slice decoders, without the encoding dispatch of toString(). */
+interface Slices {
+  latin1Slice?(start: number, end: number): string;
+  utf8Slice?(start: number, end: number): string;
+}
+const SLICES = Buffer.prototype as unknown as Slices;
+const fastSlices =
+  typeof SLICES.latin1Slice === 'function' && typeof SLICES.utf8Slice === 'function';
+
+/** UTF-8 text of [start, end); ASCII takes the cheaper latin1 decoder. */
+export function text(buf: Buffer, start: number, end: number): string {
+  if (!fastSlices) return buf.toString('utf8', start, end);
+  const b = buf as unknown as Required<Slices>;
+  if (end - start <= 64) {
+    for (let j = start; j < end; j++) if (buf[j]! >= 0x80) return b.utf8Slice(start, end);
+    return b.latin1Slice(start, end);
+  }
+  return b.utf8Slice(start, end);
+}
+
 /** Top-level fields of one object: key → [start, end) of the raw value bytes. */
 export class Fields {
   buf: Buffer = Buffer.alloc(0);
   /** The object's own byte range in `buf`. */
   start = 0;
   end = 0;
-  private keys: string[] = [];
-  private starts: number[] = [];
-  private ends: number[] = [];
-
-  get size(): number {
-    return this.keys.length;
-  }
+  size = 0;
+  /** Set when a skim of this object completed (see Nested). */
+  ok = false;
+  /** Per field: key start, key end (inside the quotes), value start, value end. */
+  private readonly at: number[] = [];
 
   reset(buf: Buffer, start = 0, end = buf.length): void {
     this.buf = buf;
     this.start = start;
     this.end = end;
-    this.keys.length = 0;
-    this.starts.length = 0;
-    this.ends.length = 0;
+    this.size = 0;
+    this.ok = false;
   }
 
-  add(key: string, start: number, end: number): void {
-    // Duplicate keys: the last one wins, as in JSON.parse.
-    const i = this.keys.indexOf(key);
-    if (i >= 0) {
-      this.starts[i] = start;
-      this.ends[i] = end;
-      return;
+  /** Called by skimObject. A duplicate key: the last one wins, as in JSON.parse. */
+  add(keyStart: number, keyEnd: number, start: number, end: number): void {
+    const dup = this.find(this.buf, keyStart, keyEnd);
+    const i = dup >= 0 ? dup : this.size++;
+    const at = this.at;
+    at[i * 4] = keyStart;
+    at[i * 4 + 1] = keyEnd;
+    at[i * 4 + 2] = start;
+    at[i * 4 + 3] = end;
+  }
+
+  /** Field index of the key spelled by buf[ks, ke), or -1. */
+  private find(buf: Buffer, ks: number, ke: number): number {
+    const n = ke - ks;
+    for (let i = 0; i < this.size; i++) {
+      const s = this.at[i * 4]!;
+      if (this.at[i * 4 + 1]! - s !== n) continue;
+      let j = 0;
+      while (j < n && this.buf[s + j] === buf[ks + j]) j++;
+      if (j === n) return i;
     }
-    this.keys.push(key);
-    this.starts.push(start);
-    this.ends.push(end);
+    return -1;
+  }
+
+  /** Field index of `key` (compared byte by byte with the raw key), or -1. */
+  private index(key: string): number {
+    const n = key.length;
+    const buf = this.buf;
+    for (let i = 0; i < this.size; i++) {
+      const s = this.at[i * 4]!;
+      if (this.at[i * 4 + 1]! - s !== n) continue;
+      let j = 0;
+      while (j < n && buf[s + j] === key.charCodeAt(j)) j++;
+      if (j === n) return i;
+    }
+    return -1;
   }
 
   has(key: string): boolean {
-    return this.keys.indexOf(key) >= 0;
+    return this.index(key) >= 0;
   }
 
   /** Raw value range, or undefined. */
   range(key: string): [number, number] | undefined {
-    const i = this.keys.indexOf(key);
-    return i < 0 ? undefined : [this.starts[i]!, this.ends[i]!];
+    const i = this.index(key);
+    return i < 0 ? undefined : [this.at[i * 4 + 2]!, this.at[i * 4 + 3]!];
   }
 
   /** The value when it is a JSON string; undefined for anything else (null, numbers…). */
   str(key: string): string | undefined {
-    const i = this.keys.indexOf(key);
+    const i = this.index(key);
     if (i < 0) return undefined;
-    return decodeString(this.buf, this.starts[i]!, this.ends[i]!);
+    return decodeString(this.buf, this.at[i * 4 + 2]!, this.at[i * 4 + 3]!);
   }
 
   /** True only for a literal `true`. */
   bool(key: string): boolean {
-    const i = this.keys.indexOf(key);
+    const i = this.index(key);
     if (i < 0) return false;
-    const s = this.starts[i]!;
-    return this.ends[i]! - s === 4 && this.buf[s] === 0x74; // "true"
+    const s = this.at[i * 4 + 2]!;
+    return this.at[i * 4 + 3]! - s === 4 && this.buf[s] === 0x74; // "true"
   }
 
   /** JSON.parse of the value (throws SyntaxError on bad JSON). */
   parse(key: string): unknown {
-    const i = this.keys.indexOf(key);
+    const i = this.index(key);
     if (i < 0) return undefined;
-    return JSON.parse(this.buf.toString('utf8', this.starts[i], this.ends[i]));
+    return JSON.parse(text(this.buf, this.at[i * 4 + 2]!, this.at[i * 4 + 3]!));
   }
 
   /** JSON.parse of the whole object. */
   parseAll(): unknown {
-    return JSON.parse(this.buf.toString('utf8', this.start, this.end));
-  }
-
-  /** Whether the raw bytes of the value contain `needle` (e.g. a quoted key). */
-  valueIncludes(key: string, needle: Buffer): boolean {
-    const r = this.range(key);
-    return r !== undefined && this.buf.subarray(r[0], r[1]).indexOf(needle) >= 0;
+    return JSON.parse(text(this.buf, this.start, this.end));
   }
 }
 
 /** Decodes a JSON string value; undefined when the range is not a string. */
 export function decodeString(buf: Buffer, start: number, end: number): string | undefined {
   if (buf[start] !== QUOTE || end - start < 2) return undefined;
-  const inner = buf.subarray(start + 1, end - 1);
-  if (inner.indexOf(BACKSLASH) < 0) return inner.toString('utf8');
+  let escaped = false;
+  for (let j = start + 1; j < end - 1; j++) {
+    if (buf[j] === BACKSLASH) {
+      escaped = true;
+      break;
+    }
+  }
+  if (!escaped) return text(buf, start + 1, end - 1);
   try {
-    const value: unknown = JSON.parse(buf.toString('utf8', start, end));
+    const value: unknown = JSON.parse(text(buf, start, end));
     return typeof value === 'string' ? value : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Index just past the closing quote of the string opening at `i`, or -1. */
-export function stringEnd(buf: Buffer, i: number, end: number): number {
-  let from = i + 1;
-  for (;;) {
-    const q = buf.indexOf(QUOTE, from);
-    if (q < 0 || q >= end) return -1;
-    let k = q - 1;
-    while (buf[k] === BACKSLASH) k--;
-    // An even number of backslashes before the quote: it closes the string.
-    if ((q - 1 - k) % 2 === 0) return q + 1;
-    from = q + 1;
-  }
-}
-
-/** Index just past the object or array opening at `i`, or -1. */
-function nestedEnd(buf: Buffer, i: number, end: number): number {
-  let depth = 0;
-  let j = i;
-  while (j < end) {
+/**
+ * Index just past the closing quote of the string opening at `i`, or -1. A plain loop:
+ * strings in transcripts are mostly short, where a native indexOf call costs more than
+ * it saves (measured: ~5x slower over a whole transcript).
+ */
+export function stringEnd(buf: Uint8Array, i: number, end: number): number {
+  for (let j = i + 1; j < end; j++) {
     const c = buf[j];
-    if (c === QUOTE) {
-      j = stringEnd(buf, j, end);
-      if (j < 0) return -1;
-      continue;
-    }
-    if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      depth--;
-      if (depth === 0) return j + 1;
-    }
-    j++;
+    if (c === BACKSLASH) j++;
+    else if (c === QUOTE) return j + 1;
   }
   return -1;
 }
 
-function valueEnd(buf: Buffer, i: number, end: number): number {
+/** Index just past the object or array opening at `i`, or -1. */
+function nestedEnd(buf: Uint8Array, i: number, end: number): number {
+  let depth = 0;
+  for (let j = i; j < end; j++) {
+    const c = buf[j];
+    if (c === QUOTE) {
+      for (j++; j < end; j++) {
+        const d = buf[j];
+        if (d === BACKSLASH) j++;
+        else if (d === QUOTE) break;
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      if (--depth === 0) return j + 1;
+    }
+  }
+  return -1;
+}
+
+function valueEnd(buf: Uint8Array, i: number, end: number): number {
   const c = buf[i];
   if (c === QUOTE) return stringEnd(buf, i, end);
   if (c === OPEN_BRACE || c === OPEN_BRACKET) return nestedEnd(buf, i, end);
@@ -162,42 +203,117 @@ function valueEnd(buf: Buffer, i: number, end: number): number {
   return j > i ? j : -1;
 }
 
-function skipWs(buf: Buffer, i: number, end: number): number {
+function skipWs(buf: Uint8Array, i: number, end: number): number {
   while (i < end && isWs(buf[i])) i++;
   return i;
 }
 
+/** A field whose object value is skimmed into `out` in the same pass (no second walk). */
+export interface Nested {
+  key: string;
+  out: Fields;
+  nested?: Nested;
+}
+
+const STOPPED = -2;
+
 /**
  * Fills `out` with the top-level fields of the object spanning [start, end) (surrounding
- * whitespace allowed). Returns false when the bytes are not exactly one object.
+ * whitespace allowed). Returns false when the bytes are not exactly one object. With
+ * `until`, stops (returning true) as soon as that key has been read: the rest of the
+ * object is neither walked nor checked. With `nested`, that field's object value is
+ * skimmed into `nested.out` (whose `ok` says whether it was there and well formed).
  */
-export function skimObject(buf: Buffer, start: number, end: number, out: Fields): boolean {
+export function skimObject(
+  buf: Buffer,
+  start: number,
+  end: number,
+  out: Fields,
+  until?: string,
+  nested?: Nested,
+): boolean {
+  for (let n = nested; n; n = n.nested) n.out.reset(buf, 0, 0);
+  const e = skimAt(buf, start, end, out, until, nested);
+  if (e === STOPPED) return true;
+  return e >= 0 && skipWs(buf, e, end) === end;
+}
+
+/** Index just past the object starting at (whitespace before) `start`; -1 bad; STOPPED. */
+function skimAt(
+  buf: Buffer,
+  start: number,
+  end: number,
+  out: Fields,
+  until: string | undefined,
+  nested: Nested | undefined,
+): number {
   out.reset(buf, start, end);
   let i = skipWs(buf, start, end);
-  if (buf[i] !== OPEN_BRACE) return false;
+  if (buf[i] !== OPEN_BRACE) return -1;
+  out.start = i;
   i = skipWs(buf, i + 1, end);
-  if (buf[i] === CLOSE_BRACE) return skipWs(buf, i + 1, end) === end;
+  if (buf[i] === CLOSE_BRACE) return done(out, i + 1);
   for (;;) {
-    if (buf[i] !== QUOTE) return false;
+    if (buf[i] !== QUOTE) return -1;
     const keyEnd = stringEnd(buf, i, end);
-    if (keyEnd < 0) return false;
-    const key =
-      buf.subarray(i + 1, keyEnd - 1).indexOf(BACKSLASH) < 0
-        ? buf.toString('latin1', i + 1, keyEnd - 1)
-        : (decodeString(buf, i, keyEnd) ?? '');
+    if (keyEnd < 0) return -1;
+    const keyStart = i + 1;
     i = skipWs(buf, keyEnd, end);
-    if (buf[i] !== COLON) return false;
+    if (buf[i] !== COLON) return -1;
     i = skipWs(buf, i + 1, end);
-    const ve = valueEnd(buf, i, end);
-    if (ve < 0) return false;
-    out.add(key, i, ve);
+    let ve: number;
+    if (nested && buf[i] === OPEN_BRACE && keyIs(buf, keyStart, keyEnd - 1, nested.key)) {
+      ve = skimAt(buf, i, end, nested.out, undefined, nested.nested);
+    } else ve = valueEnd(buf, i, end);
+    if (ve < 0) return -1;
+    out.add(keyStart, keyEnd - 1, i, ve);
+    if (until !== undefined && keyIs(buf, keyStart, keyEnd - 1, until)) return STOPPED;
     i = skipWs(buf, ve, end);
     if (buf[i] === COMMA) {
       i = skipWs(buf, i + 1, end);
       continue;
     }
-    if (buf[i] === CLOSE_BRACE) return skipWs(buf, i + 1, end) === end;
-    return false;
+    if (buf[i] === CLOSE_BRACE) return done(out, i + 1);
+    return -1;
+  }
+}
+
+function done(out: Fields, end: number): number {
+  out.end = end;
+  out.ok = true;
+  return end;
+}
+
+function keyIs(buf: Buffer, ks: number, ke: number, key: string): boolean {
+  if (ke - ks !== key.length) return false;
+  for (let j = 0; j < key.length; j++) if (buf[ks + j] !== key.charCodeAt(j)) return false;
+  return true;
+}
+
+/**
+ * Calls `each` with the range of every element of the array spanning [start, end).
+ * Returns false when the bytes are not an array.
+ */
+export function forEachElement(
+  buf: Buffer,
+  start: number,
+  end: number,
+  each: (start: number, end: number) => void,
+): boolean {
+  let i = skipWs(buf, start, end);
+  if (buf[i] !== OPEN_BRACKET) return false;
+  i = skipWs(buf, i + 1, end);
+  if (buf[i] === CLOSE_BRACKET) return true;
+  for (;;) {
+    const ve = valueEnd(buf, i, end);
+    if (ve < 0) return false;
+    each(i, ve);
+    i = skipWs(buf, ve, end);
+    if (buf[i] === COMMA) {
+      i = skipWs(buf, i + 1, end);
+      continue;
+    }
+    return buf[i] === CLOSE_BRACKET;
   }
 }
 

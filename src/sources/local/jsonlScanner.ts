@@ -4,7 +4,7 @@
  * continues where the last read stopped and a truncated last line waits for its end),
  * re-joining pretty-printed multi-line entries, and reporting bad input with line numbers.
  */
-import { Fields, depthAfter, skimObject } from './jsonSkim.ts';
+import { Fields, depthAfter, skimObject, type Nested } from './jsonSkim.ts';
 import type { LocalProblem } from './types.ts';
 
 const NEWLINE = 0x0a;
@@ -51,6 +51,9 @@ export abstract class JsonlScanner {
     this.path = path;
   }
 
+  /** A field skimmed along with the line (so the scanner need not walk it again). */
+  protected nested: Nested | undefined;
+
   /** A cheap look at the raw line: true skips it unread (it must be a valid entry). */
   protected skipLine(_buf: Buffer, _start: number, _end: number): boolean {
     return false;
@@ -92,7 +95,7 @@ export abstract class JsonlScanner {
     const tail = this.pending;
     if (!tail || this.pretty) return;
     const f = this.fields;
-    if (skimObject(tail, 0, tail.length, f)) {
+    if (skimObject(tail, 0, tail.length, f, undefined, this.nested)) {
       this.pending = undefined;
       this.physicalLine(tail, 0, tail.length);
     }
@@ -169,7 +172,7 @@ export abstract class JsonlScanner {
     }
     if (this.skipLine(buf, start, end)) return;
     const f = this.fields;
-    if (skimObject(buf, start, end, f)) {
+    if (skimObject(buf, start, end, f, undefined, this.nested)) {
       this.checkSurrogates(buf, start, end, line);
       this.safeEntry(f, line);
       return;
@@ -189,7 +192,10 @@ export abstract class JsonlScanner {
   private continuePretty(buf: Buffer, start: number, end: number, line: number): void {
     const block = this.pretty!;
     // A line that is a whole entry on its own at column 0: the open block was broken.
-    if (buf[start] === OPEN_BRACE && skimObject(buf, start, end, this.fields)) {
+    if (
+      buf[start] === OPEN_BRACE &&
+      skimObject(buf, start, end, this.fields, undefined, this.nested)
+    ) {
       this.pretty = undefined;
       this.problem(
         'invalid-json',
@@ -218,7 +224,7 @@ export abstract class JsonlScanner {
     this.pretty = undefined;
     const joined = Buffer.from(block.parts.map((p) => p.toString('utf8')).join('\n'));
     const f = this.fields;
-    if (depth === 0 && skimObject(joined, 0, joined.length, f)) {
+    if (depth === 0 && skimObject(joined, 0, joined.length, f, undefined, this.nested)) {
       this.countedProblem(
         'pretty-printed',
         `Lines ${block.startLine}–${line} are one pretty-printed entry (read as one)`,

@@ -130,20 +130,33 @@ export class ScanCache {
     return entry.summary;
   }
 
-  /** Feeds the scanner from `offset` to the end of the file; returns the new end. */
+  /**
+   * Feeds the scanner from `offset` to the end of the file; returns the new end. Two
+   * buffers: the next chunk is being read while the current one is parsed.
+   */
   private async readFrom(handle: FileHandle, scanner: Scanner, offset: number): Promise<number> {
-    const buf = this.buffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
+    const a = this.buffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
+    const b = this.buffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
+    let position = offset;
+    let current = a;
+    let spare = b;
+    let reading = handle.read(current, 0, current.length, position);
     try {
-      let position = offset;
       for (;;) {
-        const { bytesRead } = await handle.read(buf, 0, buf.length, position);
+        const { bytesRead } = await reading;
         if (bytesRead === 0) return position;
         this.stats.bytesRead += bytesRead;
         position += bytesRead;
-        scanner.feed(bytesRead === buf.length ? buf : buf.subarray(0, bytesRead));
+        // Only read ahead after a full chunk: a short read means the end is here.
+        if (bytesRead === current.length) reading = handle.read(spare, 0, spare.length, position);
+        else reading = Promise.resolve({ bytesRead: 0, buffer: spare });
+        scanner.feed(bytesRead === current.length ? current : current.subarray(0, bytesRead));
+        [current, spare] = [spare, current];
       }
     } finally {
-      this.buffers.push(buf);
+      // Never hand out a buffer a read may still be filling.
+      await reading.catch(() => undefined);
+      this.buffers.push(a, b);
     }
   }
 

@@ -41,7 +41,8 @@ export function fileRefsOf(input: unknown, cwd: string | undefined): FileRef[] {
     if (!value || value.includes('\n')) continue;
     const offset = num(input.offset);
     const limit = num(input.limit);
-    if (offset !== undefined) add(value, offset, limit !== undefined ? offset + limit - 1 : undefined);
+    if (offset !== undefined)
+      add(value, offset, limit !== undefined ? offset + limit - 1 : undefined);
     else add(value);
   }
   for (const key of PATH_LIST_KEYS) {

@@ -9,14 +9,19 @@ type Truncatable = Pick<TranscriptEntry, 'truncated' | 'truncatedParts' | 'fullL
  */
 export function clip(entry: Truncatable, part: TextPart, full: string, max: number): string {
   if (full.length <= max) return full;
-  entry.truncated = true;
-  const parts = (entry.truncatedParts ??= []);
-  if (!parts.includes(part)) parts.push(part);
-  (entry.fullLength ??= {})[part] = full.length;
+  markTruncated(entry, part, full.length);
   let cut = Math.max(0, max);
   const code = full.charCodeAt(cut - 1);
   if (code >= 0xd800 && code <= 0xdbff) cut--;
   return full.slice(0, cut);
+}
+
+/** Records that `part` is shown cut from `length` characters. */
+export function markTruncated(entry: Truncatable, part: TextPart, length: number): void {
+  entry.truncated = true;
+  const parts = (entry.truncatedParts ??= []);
+  if (!parts.includes(part)) parts.push(part);
+  (entry.fullLength ??= {})[part] = length;
 }
 
 export type Json = Record<string, unknown>;
@@ -93,7 +98,8 @@ export function formatDuration(ms: number): string {
  */
 export function flattenContent(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return content === undefined || content === null ? '' : pretty(content);
+  if (!Array.isArray(content))
+    return content === undefined || content === null ? '' : pretty(content);
   const parts: string[] = [];
   for (const block of content) {
     if (typeof block === 'string') parts.push(block);

@@ -1,0 +1,389 @@
+/**
+ * Claude Code transcripts (`~/.claude/projects/<cwd>/<sessionId>.jsonl` and subagent files).
+ *
+ * One line per content block: every block of an assistant response is its own line with
+ * the same message.id, so each block is one entry and entries share `turnId`. Tool
+ * results (user lines of tool_result blocks) are absorbed into their call's entry, paired
+ * by tool_use_id however far apart. A Task/Agent result with `toolUseResult.agentId` also
+ * produces a subagent entry linking to `<sessionId>/subagents/agent-<agentId>.jsonl`.
+ * 1.0.x inline subagents (`isSidechain: true`) stay in place, flagged `sidechain`.
+ *
+ * Record types and what they become:
+ *   user            → user entry (+ orphan results, + subagent link); pure tool results → none
+ *   assistant       → one entry per content block (text, thinking, tool-call, unknown)
+ *   system          → system entry; subtype compact_boundary → compaction entry
+ *   summary         → system entry (subtype 'summary': the session title)
+ *   file-history-snapshot, queue-operation, progress
+ *                   → hidden: bookkeeping (snapshots of edited files, queued prompts,
+ *                     agent_progress copies of subagent lines that the subagent link
+ *                     already covers); counted by type in TranscriptInfo.hidden
+ *   anything else   → unknown entry with the raw JSON
+ */
+import type { SubagentRef, TokenUsage, TranscriptEntry } from '../model.ts';
+import { CODE_ELEM, K_ARRAY, K_STRING, decodeString, type JsonScanner } from '../jsonScanner.ts';
+import {
+  base,
+  orphanResultEntry,
+  textEntry,
+  toolCallEntry,
+  unknownEntry,
+  userEntry,
+  type Common,
+} from './entries.ts';
+import {
+  attachmentOf,
+  clip,
+  flattenContent,
+  formatDuration,
+  isObject,
+  num,
+  obj,
+  str,
+  type Json,
+} from './text.ts';
+import {
+  RK_HIDDEN,
+  RK_MODEL,
+  RK_PROMPT,
+  RK_RESULT,
+  RK_SYSTEM,
+  RK_UNKNOWN,
+  type FormatAdapter,
+  type NormalizeContext,
+  type NormalizedRecord,
+  type Pairing,
+  type RecordCollector,
+  type RecordPlan,
+  type ToolResultPart,
+} from './types.ts';
+
+const KEYS = ['type', 'message', 'content', 'id', 'tool_use_id', 'toolUseResult', 'agentId'];
+const TYPE = 0;
+const MESSAGE = 1;
+const CONTENT = 2;
+const ID = 3;
+const TOOL_USE_ID = 4;
+const TOOL_USE_RESULT = 5;
+const AGENT_ID = 6;
+
+/** Bookkeeping line types that are counted but not shown. */
+export const CLAUDE_HIDDEN_TYPES: readonly string[] = [
+  'file-history-snapshot',
+  'queue-operation',
+  'progress',
+];
+const HIDDEN = new Set(CLAUDE_HIDDEN_TYPES);
+const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
+
+interface Block {
+  type: string | null;
+  id: string | null;
+  toolUseId: string | null;
+}
+
+/** Gathers type, content shape, block types/ids and a Task result's agentId from bytes. */
+class ClaudeCollector implements RecordCollector {
+  private type: string | null = null;
+  private content = 0; // 0 none, K_STRING, K_ARRAY, or -1 other
+  private messageId: string | null = null;
+  private agentId: string | null = null;
+  private blocks: Block[] = [];
+
+  begin(): void {
+    this.type = null;
+    this.content = 0;
+    this.messageId = null;
+    this.agentId = null;
+    this.blocks = [];
+  }
+
+  value(s: JsonScanner, depth: number, kind: number, buf: Buffer, start: number, end: number) {
+    const code = s.codes[depth];
+    if (depth === 1) {
+      if (code === TYPE && kind === K_STRING) this.type = decodeString(s, buf, start, end);
+    } else if (depth === 2) {
+      const parent = s.codes[1];
+      if (parent === MESSAGE) {
+        if (code === CONTENT) this.content = kind === K_STRING || kind === K_ARRAY ? kind : -1;
+        else if (code === ID && kind === K_STRING)
+          this.messageId = decodeString(s, buf, start, end);
+      } else if (parent === TOOL_USE_RESULT && code === AGENT_ID && kind === K_STRING) {
+        this.agentId = decodeString(s, buf, start, end);
+      }
+    } else if (s.codes[1] === MESSAGE && s.codes[2] === CONTENT) {
+      if (depth === 3 && code === CODE_ELEM) {
+        this.blocks.push({ type: null, id: null, toolUseId: null });
+      } else if (depth === 4 && s.codes[3] === CODE_ELEM && kind === K_STRING) {
+        const block = this.blocks[s.idx[3]!];
+        if (!block) return;
+        if (code === TYPE) block.type = decodeString(s, buf, start, end);
+        else if (code === ID) block.id = decodeString(s, buf, start, end);
+        else if (code === TOOL_USE_ID) block.toolUseId = decodeString(s, buf, start, end);
+      }
+    }
+  }
+
+  plan(pairing: Pairing, record: number): RecordPlan {
+    const type = this.type;
+    if (type === 'user') {
+      if (this.content !== K_ARRAY || this.blocks.length === 0) return { kind: RK_PROMPT, rows: 1 };
+      let other = 0;
+      let standalone = 0;
+      for (const block of this.blocks) {
+        if (block.type !== 'tool_result') {
+          other++;
+          continue;
+        }
+        const id = block.toolUseId;
+        if (id && pairing.calls.has(id) && !pairing.results.has(id)) {
+          pairing.results.set(id, record);
+        } else {
+          standalone++;
+        }
+      }
+      const rows = (other > 0 ? 1 : 0) + standalone + (this.agentId !== null ? 1 : 0);
+      return { kind: other > 0 ? RK_PROMPT : RK_RESULT, rows };
+    }
+    if (type === 'assistant') {
+      const plan: RecordPlan = { kind: RK_MODEL, rows: 1 };
+      if (this.messageId !== null) plan.group = this.messageId;
+      if (this.content === K_ARRAY && this.blocks.length > 0) {
+        plan.rows = this.blocks.length;
+        for (const block of this.blocks) {
+          if (block.type === 'tool_use' && block.id && !pairing.calls.has(block.id))
+            pairing.calls.set(block.id, record);
+        }
+      }
+      return plan;
+    }
+    if (type === 'system' || type === 'summary') return { kind: RK_SYSTEM, rows: 1 };
+    if (type !== null && HIDDEN.has(type)) return { kind: RK_HIDDEN, rows: 0, hiddenType: type };
+    return { kind: RK_UNKNOWN, rows: 1 };
+  }
+}
+
+function usageOf(message: Json | undefined): TokenUsage | undefined {
+  const u = obj(message?.usage);
+  if (!u) return undefined;
+  const usage: TokenUsage = {};
+  const input = num(u.input_tokens);
+  const cacheRead = num(u.cache_read_input_tokens);
+  const cacheWrite = num(u.cache_creation_input_tokens);
+  const output = num(u.output_tokens);
+  if (input !== undefined) usage.input = input;
+  if (cacheRead !== undefined) usage.cacheRead = cacheRead;
+  if (cacheWrite !== undefined) usage.cacheWrite = cacheWrite;
+  if (output !== undefined) usage.output = output;
+  usage.total = (input ?? 0) + (cacheRead ?? 0) + (cacheWrite ?? 0) + (output ?? 0);
+  return usage;
+}
+
+const COMMAND_TAGS =
+  /<\/?(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr)>/g;
+
+function userVariant(line: Json, text: string) {
+  if (line.isCompactSummary === true) return 'compact-summary' as const;
+  if (/^\s*<(?:command-name|command-message|local-command-stdout|local-command-stderr)>/.test(text))
+    return 'command' as const;
+  if (line.isMeta === true) return 'meta' as const;
+  if (text.startsWith('[Request interrupted by user')) return 'interrupt' as const;
+  return 'prompt' as const;
+}
+
+function normalizeUser(line: Json, message: Json | undefined, c: Common, ctx: NormalizeContext) {
+  const out: NormalizedRecord = { entries: [], results: [] };
+  const max = ctx.maxChars;
+  const content = message?.content;
+  if (!Array.isArray(content) || content.length === 0) {
+    const text = typeof content === 'string' ? content : flattenContent(content);
+    const variant = userVariant(line, text);
+    out.entries.push(
+      userEntry(c, variant === 'command' ? text.replace(COMMAND_TAGS, '') : text, variant, max),
+    );
+    return out;
+  }
+  const texts: string[] = [];
+  const attachments = [];
+  let other = 0;
+  const toolUseResult = obj(line.toolUseResult);
+  const agentId = str(toolUseResult?.agentId);
+  const subagent: SubagentRef | undefined = agentId
+    ? { agentId, fileKey: `subagent:${agentId}`, ...pathOf(ctx, agentId) }
+    : undefined;
+  const orphans: TranscriptEntry[] = [];
+  let firstCallId: string | undefined;
+  for (const block of content) {
+    const type = isObject(block) ? block.type : undefined;
+    if (type !== 'tool_result' || !isObject(block)) {
+      other++;
+      if (typeof block === 'string') texts.push(block);
+      else if (isObject(block) && typeof block.text === 'string') texts.push(block.text);
+      else if (isObject(block)) attachments.push(attachmentOf(block));
+      continue;
+    }
+    const callId = str(block.tool_use_id) ?? '';
+    firstCallId ??= callId;
+    const full = flattenContent(block.content);
+    const output = full.length > max ? full.slice(0, max) : full;
+    const result: ToolResultPart = {
+      callId,
+      output,
+      isError: block.is_error === true,
+      source: c.source,
+    };
+    if (full.length > output.length) result.outputLength = full.length;
+    if (c.timestamp) result.timestamp = c.timestamp;
+    if (subagent) result.subagent = subagent;
+    if (callId && ctx.pairedHere(callId)) out.results.push(result);
+    else orphans.push(orphanResultEntry(c, callId, result, max));
+  }
+  if (other > 0) {
+    const text = texts.join('\n\n');
+    const variant = userVariant(line, text);
+    out.entries.push(
+      userEntry(
+        c,
+        variant === 'command' ? text.replace(COMMAND_TAGS, '') : text,
+        variant,
+        max,
+        attachments,
+      ),
+    );
+  }
+  out.entries.push(...orphans);
+  if (subagent && toolUseResult) {
+    const entry = {
+      ...base(c),
+      kind: 'subagent' as const,
+      ...subagent,
+      text: '',
+    } as TranscriptEntry & { kind: 'subagent' };
+    entry.text = clip(entry, 'text', str(toolUseResult.prompt) ?? '', max);
+    if (firstCallId) entry.callId = firstCallId;
+    const status = str(toolUseResult.status);
+    if (status) entry.status = status;
+    const tokens = num(toolUseResult.totalTokens);
+    if (tokens !== undefined) entry.totalTokens = tokens;
+    const duration = num(toolUseResult.totalDurationMs);
+    if (duration !== undefined) entry.durationMs = duration;
+    const tools = num(toolUseResult.totalToolUseCount);
+    if (tools !== undefined) entry.toolUseCount = tools;
+    out.entries.push(entry);
+  }
+  return out;
+}
+
+function pathOf(ctx: NormalizeContext, agentId: string): { path?: string } {
+  const path = ctx.subagentPath(agentId);
+  return path ? { path } : {};
+}
+
+function normalizeAssistant(
+  line: Json,
+  message: Json | undefined,
+  c: Common,
+  ctx: NormalizeContext,
+) {
+  const out: NormalizedRecord = { entries: [], results: [] };
+  const max = ctx.maxChars;
+  const usage = usageOf(message);
+  if (usage) out.usage = usage;
+  const model = str(message?.model);
+  const apiError = line.isApiErrorMessage === true;
+  const extra: Record<string, unknown> = {};
+  if (model && model !== '<synthetic>') extra.model = model;
+  if (apiError) extra.apiError = true;
+  const content = message?.content;
+  if (!Array.isArray(content) || content.length === 0) {
+    out.entries.push(textEntry('assistant', c, flattenContent(content), max, extra));
+    return out;
+  }
+  const cwd = str(line.cwd) ?? ctx.cwd;
+  for (const block of content) {
+    const b = isObject(block) ? block : undefined;
+    const type = str(b?.type);
+    if (b && type === 'text') {
+      out.entries.push(textEntry('assistant', c, str(b.text) ?? '', max, extra));
+    } else if (b && type === 'thinking') {
+      out.entries.push(textEntry('thinking', c, str(b.thinking) ?? '', max));
+    } else if (b && type === 'redacted_thinking') {
+      out.entries.push(textEntry('thinking', c, '', max, { redacted: true }));
+    } else if (b && type === 'tool_use') {
+      const callId = str(b.id) ?? '';
+      const name = str(b.name) ?? '';
+      out.entries.push(toolCallEntry(c, { callId, name, input: b.input, cwd }, max));
+      if (SUBAGENT_TOOLS.has(name) && callId) {
+        const input = obj(b.input);
+        const info: { agentType?: string; description?: string } = {};
+        const agentType = str(input?.subagent_type);
+        const description = str(input?.description);
+        if (agentType) info.agentType = agentType;
+        if (description) info.description = description;
+        (out.subagentCalls ??= {})[callId] = info;
+      }
+    } else {
+      out.entries.push(unknownEntry(c, type ?? '', block, max));
+    }
+  }
+  return out;
+}
+
+function normalizeSystem(line: Json, c: Common, ctx: NormalizeContext): NormalizedRecord {
+  const subtype = str(line.subtype) ?? '';
+  const content = str(line.content) ?? '';
+  const max = ctx.maxChars;
+  if (subtype === 'compact_boundary') {
+    const meta = obj(line.compactMetadata);
+    const extra: Record<string, unknown> = {};
+    const trigger = str(meta?.trigger);
+    const preTokens = num(meta?.preTokens);
+    if (trigger) extra.trigger = trigger;
+    if (preTokens !== undefined) extra.preTokens = preTokens;
+    return { entries: [textEntry('compaction', c, content, max, extra)], results: [] };
+  }
+  let text = content.replace(COMMAND_TAGS, '');
+  const duration = num(line.durationMs);
+  if (subtype === 'turn_duration' && duration !== undefined)
+    text = `Turn took ${formatDuration(duration)}`;
+  const level = str(line.level);
+  const extra: Record<string, unknown> = { subtype };
+  if (level === 'warning' || level === 'error' || level === 'info') extra.level = level;
+  return { entries: [textEntry('system', c, text, max, extra)], results: [] };
+}
+
+function normalize(value: unknown, ctx: NormalizeContext): NormalizedRecord {
+  const line = isObject(value) ? value : undefined;
+  const c: Common = { source: ctx.source };
+  if (!line) return { entries: [unknownEntry(c, '', value, ctx.maxChars)], results: [] };
+  c.timestamp = str(line.timestamp);
+  c.id = str(line.uuid);
+  c.sidechain = line.isSidechain === true;
+  const type = str(line.type) ?? '';
+  const message = obj(line.message);
+  switch (type) {
+    case 'user':
+      return normalizeUser(line, message, c, ctx);
+    case 'assistant':
+      c.turnId = str(message?.id);
+      return normalizeAssistant(line, message, c, ctx);
+    case 'system':
+      return normalizeSystem(line, c, ctx);
+    case 'summary':
+      return {
+        entries: [
+          textEntry('system', c, str(line.summary) ?? '', ctx.maxChars, { subtype: 'summary' }),
+        ],
+        results: [],
+      };
+    default:
+      if (HIDDEN.has(type)) return { entries: [], results: [] };
+      return { entries: [unknownEntry(c, type, value, ctx.maxChars)], results: [] };
+  }
+}
+
+export const claudeCodeFormat: FormatAdapter = {
+  format: 'claude-code',
+  keys: KEYS,
+  createCollector: () => new ClaudeCollector(),
+  normalize,
+};

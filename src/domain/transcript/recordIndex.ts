@@ -1,0 +1,165 @@
+/**
+ * Records and entries over the lines of a JSONL file, built in the same pass as the line
+ * index. A record is one JSON value: usually one line, sometimes a pretty-printed value
+ * over several lines, or a malformed line (an error record). For each record the index
+ * keeps a few bytes — its lines, kind, entry count, first entry and turn group — so that
+ * entry i maps to its record by binary search and a window parses only its own records.
+ *
+ * Records are classified by a JsonScanner feeding the format's collector: no JSON.parse,
+ * no strings except the few ids the pairing needs.
+ */
+import { Growable } from './growable.ts';
+import type { LineSink } from './jsonlIndex.ts';
+import { JsonScanner, SCAN_DONE, SCAN_ERROR } from './jsonScanner.ts';
+import {
+  RK_ERROR,
+  type FormatAdapter,
+  type Pairing,
+  type RecordCollector,
+} from './normalize/types.ts';
+
+/** A record open longer than this is cut into an error record (a runaway bracket). */
+const MAX_RECORD_LINES = 100_000;
+const MAX_ROWS = 0xffff;
+
+export class RecordIndex implements LineSink {
+  /** 0-based first and last line of each record. */
+  readonly firstLine = new Growable(Uint32Array);
+  readonly lastLine = new Growable(Uint32Array);
+  /** RK_* per record. */
+  readonly kinds = new Growable(Uint8Array);
+  /** Entries each record produces. */
+  readonly rows = new Growable(Uint16Array);
+  /** Entries before each record (non-decreasing: the entry → record map). */
+  readonly entryStarts = new Growable(Float64Array);
+  /** Hash of the record's turn group (0: none), for finding a turn's neighbours. */
+  readonly groups = new Growable(Int32Array);
+  /** Records that are not valid JSON, ascending. */
+  readonly errorRecords = new Growable(Uint32Array, 64);
+  readonly pairing: Pairing = { calls: new Map(), results: new Map() };
+  readonly hidden = new Map<string, number>();
+  entryCount = 0;
+  /** Where the agent ran, when a record said so (Codex session_meta). */
+  cwd: string | undefined;
+  private openFirst = -1;
+  private readonly scanner: JsonScanner;
+  private readonly collector: RecordCollector;
+
+  constructor(adapter: FormatAdapter) {
+    this.scanner = new JsonScanner(adapter.keys);
+    this.collector = adapter.createCollector();
+  }
+
+  get recordCount(): number {
+    return this.kinds.length;
+  }
+
+  /** First line of a record still open at the end of the indexed lines, or -1. */
+  get openRecordLine(): number {
+    return this.openFirst;
+  }
+
+  line(buf: Buffer, start: number, end: number, lineIndex: number): void {
+    let s = start;
+    let e = end;
+    if (e > s && buf[e - 1] === 0x0d) e--;
+    if (
+      lineIndex === 0 &&
+      e - s >= 3 &&
+      buf[s] === 0xef &&
+      buf[s + 1] === 0xbb &&
+      buf[s + 2] === 0xbf
+    )
+      s += 3; // UTF-8 byte order mark
+    if (this.openFirst < 0) {
+      if (isBlank(buf, s, e)) return;
+      this.begin(lineIndex);
+    } else if (s < e && buf[s] === 0x7b) {
+      // '{' in column 0 while a record is open: that record was cut short (pretty-printed
+      // JSON indents everything but its outer braces).
+      this.commitError(lineIndex - 1);
+      this.begin(lineIndex);
+    } else if (lineIndex - this.openFirst >= MAX_RECORD_LINES) {
+      this.commitError(lineIndex);
+      return;
+    }
+    const status = this.scanner.feed(buf, s, e, this.collector);
+    if (status === SCAN_DONE) this.commit(lineIndex);
+    else if (status === SCAN_ERROR) this.commitError(lineIndex);
+  }
+
+  reset(): void {
+    for (const g of [
+      this.firstLine,
+      this.lastLine,
+      this.kinds,
+      this.rows,
+      this.entryStarts,
+      this.groups,
+      this.errorRecords,
+    ])
+      g.clear();
+    this.pairing.calls.clear();
+    this.pairing.results.clear();
+    this.hidden.clear();
+    this.entryCount = 0;
+    this.cwd = undefined;
+    this.openFirst = -1;
+  }
+
+  /** The record holding entry `entry` (0 <= entry < entryCount). */
+  recordOfEntry(entry: number): number {
+    return this.entryStarts.floorIndex(entry);
+  }
+
+  private begin(lineIndex: number): void {
+    this.scanner.reset();
+    this.collector.begin();
+    this.openFirst = lineIndex;
+  }
+
+  private push(last: number, kind: number, rows: number, group: number): number {
+    const record = this.kinds.length;
+    this.firstLine.push(this.openFirst);
+    this.lastLine.push(last);
+    this.kinds.push(kind);
+    this.rows.push(rows);
+    this.entryStarts.push(this.entryCount);
+    this.groups.push(group);
+    this.entryCount += rows;
+    this.openFirst = -1;
+    return record;
+  }
+
+  private commit(last: number): void {
+    const plan = this.collector.plan(this.pairing, this.kinds.length);
+    if (plan.hiddenType !== undefined)
+      this.hidden.set(plan.hiddenType, (this.hidden.get(plan.hiddenType) ?? 0) + 1);
+    if (plan.cwd !== undefined) this.cwd ??= plan.cwd;
+    const group = plan.group === undefined ? 0 : groupHash(plan.group);
+    this.push(last, plan.kind, Math.min(MAX_ROWS, plan.rows), group);
+  }
+
+  private commitError(last: number): void {
+    const record = this.push(last, RK_ERROR, 1, 0);
+    this.errorRecords.push(record);
+  }
+}
+
+function isBlank(buf: Buffer, s: number, e: number): boolean {
+  for (let i = s; i < e; i++) {
+    const c = buf[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
+}
+
+/** FNV-1a of the group id; never 0 (0 means "no group"). */
+export function groupHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h | 0 || 1;
+}
