@@ -16,7 +16,12 @@ export function registerManualTaskCommands(store: SessionStore): vscode.Disposab
       if (!session) return;
       const source = store.source(session.connectionId);
       if (!source || !hasManualTasks(source)) return;
-      const task = await pickTask(session.pendingTasks ?? []);
+      // From a task node the task is known; from a session or the palette, ask.
+      const given =
+        arg && typeof arg === 'object' && 'task' in arg
+          ? (arg as { task: PendingTask }).task
+          : undefined;
+      const task = given ?? (await pickTask(session.pendingTasks ?? []));
       if (!task) return;
       await finishManualTask(store, session, source, task.id);
     }),

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { DerivedStatus } from '../domain/derivedStatus.ts';
 import { describeFilters } from '../domain/filters.ts';
-import type { SessionSummary } from '../domain/session.ts';
+import type { PendingTask, SessionSummary } from '../domain/session.ts';
 import type { RowLabels, SessionGroups } from '../domain/treeModel.ts';
 import { GROUP_PAGE, buildGroups, pageOfGroup, sessionRow } from '../domain/treeModel.ts';
 import type { ConnectionState, SessionStore } from '../store/sessionStore.ts';
@@ -11,6 +11,7 @@ export type TreeNode =
   | { kind: 'connection'; connectionId: string }
   | { kind: 'group'; connectionId: string; status: DerivedStatus }
   | { kind: 'session'; session: SessionSummary }
+  | { kind: 'task'; session: SessionSummary; task: PendingTask }
   | { kind: 'showMore'; connectionId: string; status: DerivedStatus; remaining: number }
   | { kind: 'loadMore'; connectionId: string }
   | {
@@ -93,10 +94,17 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
         if (remaining > 0) rows.push({ ...node, kind: 'showMore', remaining });
         return rows;
       }
-      case 'session':
-        return (this.groups(node.session.connectionId).children.get(node.session.id) ?? []).map(
-          (session) => ({ kind: 'session', session }),
-        );
+      case 'session': {
+        // Manual tasks waiting on a human first, then sub-agent sessions.
+        const tasks: TreeNode[] = (node.session.pendingTasks ?? []).map((task) => ({
+          kind: 'task',
+          session: node.session,
+          task,
+        }));
+        const children = this.groups(node.session.connectionId).children.get(node.session.id) ?? [];
+        return [...tasks, ...children.map((session): TreeNode => ({ kind: 'session', session }))];
+      }
+
       default:
         return [];
     }
@@ -116,6 +124,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
       if (parent) return { kind: 'session', session: parent };
       return { kind: 'group', connectionId: current.connectionId, status: current.status.status };
     }
+    if (node.kind === 'task') return { kind: 'session', session: node.session };
     if (node.kind === 'connection' || single) return undefined;
     return this.connectionNode(node.connectionId);
   }
@@ -132,6 +141,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
           this.groups(node.session.connectionId).children.has(node.session.id),
           this.actionsFor(node.session),
         );
+      case 'task':
+        return taskItem(node.session, node.task);
       case 'showMore':
         return showMoreItem(node);
       case 'loadMore':
@@ -329,6 +340,34 @@ function errorTitle(kind: string | undefined): string {
   }
 }
 
+function taskItem(session: SessionSummary, task: PendingTask): vscode.TreeItem {
+  const item = new vscode.TreeItem(task.title ?? task.id);
+  item.id = `task:${session.connectionId}:${session.id}:${task.id}`;
+  item.description = [
+    task.viewType,
+    task.waitingAgeSeconds !== undefined
+      ? vscode.l10n.t('waiting {0} min', Math.round(task.waitingAgeSeconds / 60))
+      : undefined,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  item.iconPath = new vscode.ThemeIcon('tasklist', new vscode.ThemeColor('charts.yellow'));
+  item.contextValue = task.completionSupported ? 'task.completable' : 'task.form';
+  item.tooltip = task.completionSupported
+    ? vscode.l10n.t('A manual task waiting on you. Click to complete it.')
+    : vscode.l10n.t(
+        'This task uses a form that cannot be completed from VS Code; open it in the platform.',
+      );
+  if (task.completionSupported) {
+    item.command = {
+      command: 'agentSessions.completeManualTask',
+      title: vscode.l10n.t('Complete Manual Task'),
+      arguments: [{ kind: 'task', session, task }],
+    };
+  }
+  return item;
+}
+
 function showMoreItem(node: Extract<TreeNode, { kind: 'showMore' }>): vscode.TreeItem {
   const item = new vscode.TreeItem(vscode.l10n.t('Show more ({0} more)', node.remaining));
   item.id = `showMore:${node.connectionId}:${node.status}`;
@@ -367,7 +406,9 @@ export function sessionItem(
   const row = sessionRow(session, rowLabels(), now);
   const item = new vscode.TreeItem(
     row.label,
-    hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+    hasChildren || (session.pendingTasks?.length ?? 0) > 0
+      ? vscode.TreeItemCollapsibleState.Collapsed
+      : vscode.TreeItemCollapsibleState.None,
   );
   item.id = row.id;
   item.description = row.description;

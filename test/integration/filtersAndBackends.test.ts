@@ -170,6 +170,15 @@ describe('filters, platform and REST connections, notifications, origin-bound to
     for (const value of ['PENDING', 'RUNNING', 'PAUSED', 'COMPLETE', 'FAILED', 'CANCELED']) {
       assert.ok(raw.has(value), `${value} is listed`);
     }
+    const first = waiting[0];
+    assert.ok(first);
+    const children = api.tree.getChildren({ kind: 'session', session: first }) as TreeNode[];
+    const taskNodes = children.filter((n) => n.kind === 'task');
+    assert.equal(
+      taskNodes.length,
+      first.pendingTasks?.length,
+      'each waiting manual task sits under its session',
+    );
     const canceled = state?.sessions.find((s) => s.status.raw === 'CANCELED');
     assert.equal(canceled?.status.outcome, 'canceled', 'canceled is not shown as completed');
   });

@@ -84,6 +84,8 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private substantive = false;
   private readonly inner = new Fields();
   private readonly msg = new Fields();
+  /** Raw bytes of gitBranch and version last decoded (see Fields.changed). */
+  private readonly raw: (Buffer | undefined)[] = [undefined, undefined];
   private readonly block = new Fields();
   private buf: Buffer = Buffer.alloc(0);
 
@@ -159,9 +161,12 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (!this.sessionId) this.sessionId = f.str('sessionId') || undefined;
     if (!this.cwd) this.cwd = f.str('cwd') || undefined;
     if (!this.agentId && this.role === 'subagent') this.agentId = f.str('agentId') || undefined;
-    const branch = f.has('gitBranch') ? f.str('gitBranch') : undefined;
-    if (branch) this.gitBranch = branch;
-    if (f.has('version')) this.version = f.str('version') ?? this.version;
+    // Every line repeats these: decode only when the raw bytes change.
+    if (f.changed('gitBranch', this.raw, 0)) {
+      const branch = f.str('gitBranch');
+      if (branch) this.gitBranch = branch;
+    }
+    if (f.changed('version', this.raw, 1)) this.version = f.str('version') ?? this.version;
   }
 
   private setLast(

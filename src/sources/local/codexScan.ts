@@ -59,6 +59,7 @@ export class CodexScanner extends JsonlScanner {
   private readonly usage = new Map<string, UsageRecord>();
   private prevTotal: Totals | undefined;
   private sawTokenCount = false;
+  private lastTokenPayload: Buffer | undefined;
   /** Calls without output: call_id → name and whether it asks for escalation. */
   private readonly pendingCalls = new Map<string, { name: string; escalation: boolean }>();
   private last: LastEntryFacts = { kind: 'none', pendingTools: [] };
@@ -235,7 +236,8 @@ export class CodexScanner extends JsonlScanner {
     const type = p.str('type');
     switch (type) {
       case 'token_count':
-        this.tokens((p.parseAll() as Json).info, ms, line);
+        // 0.9x writes each token_count twice in a row: the copy needs no parsing.
+        if (!this.sameAsLastTokenCount(p)) this.tokens((p.parseAll() as Json).info, ms, line);
         // The request that produced a final message is complete: the turn ended.
         if (this.last.kind === 'assistant-text') this.last.kind = 'turn-end';
         return;
@@ -275,6 +277,15 @@ export class CodexScanner extends JsonlScanner {
           this.setLast('approval', timestamp, line).detail = type;
         }
     }
+  }
+
+  private sameAsLastTokenCount(p: Fields): boolean {
+    const prev = this.lastTokenPayload;
+    const n = p.end - p.start;
+    const same =
+      prev !== undefined && prev.length === n && p.buf.compare(prev, 0, n, p.start, p.end) === 0;
+    if (!same) this.lastTokenPayload = Buffer.from(p.buf.subarray(p.start, p.end));
+    return same;
   }
 
   private tokens(info: unknown, ms: number, line: number): void {

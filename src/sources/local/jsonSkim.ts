@@ -17,6 +17,14 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
+const LOWER_U = 0x75;
+const LOWER_D = 0x64;
+
+/**
+ * Set by the skim when a string holds a `\uD…` escape (a possible lone surrogate), so
+ * only those lines are checked further. Reset by the caller before each skim.
+ */
+export const escapes = { surrogate: false };
 
 function isWs(c: number | undefined): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
@@ -125,6 +133,25 @@ export class Fields {
     return this.at[i * 4 + 3]! - s === 4 && this.buf[s] === 0x74; // "true"
   }
 
+  /**
+   * Whether the raw value of `key` differs from `memo[slot]` (then remembers it). False
+   * when the key is absent. Saves decoding fields every line repeats.
+   */
+  changed(key: string, memo: (Buffer | undefined)[], slot: number): boolean {
+    const i = this.index(key);
+    if (i < 0) return false;
+    const s = this.at[i * 4 + 2]!;
+    const n = this.at[i * 4 + 3]! - s;
+    const prev = memo[slot];
+    if (prev && prev.length === n) {
+      let j = 0;
+      while (j < n && prev[j] === this.buf[s + j]) j++;
+      if (j === n) return false;
+    }
+    memo[slot] = Buffer.from(this.buf.subarray(s, s + n));
+    return true;
+  }
+
   /** JSON.parse of the value (throws SyntaxError on bad JSON). */
   parse(key: string): unknown {
     const i = this.index(key);
@@ -165,8 +192,10 @@ export function decodeString(buf: Buffer, start: number, end: number): string | 
 export function stringEnd(buf: Uint8Array, i: number, end: number): number {
   for (let j = i + 1; j < end; j++) {
     const c = buf[j];
-    if (c === BACKSLASH) j++;
-    else if (c === QUOTE) return j + 1;
+    if (c === BACKSLASH) {
+      if (buf[j + 1] === LOWER_U && (buf[j + 2]! | 0x20) === LOWER_D) escapes.surrogate = true;
+      j++;
+    } else if (c === QUOTE) return j + 1;
   }
   return -1;
 }
@@ -179,8 +208,10 @@ function nestedEnd(buf: Uint8Array, i: number, end: number): number {
     if (c === QUOTE) {
       for (j++; j < end; j++) {
         const d = buf[j];
-        if (d === BACKSLASH) j++;
-        else if (d === QUOTE) break;
+        if (d === BACKSLASH) {
+          if (buf[j + 1] === LOWER_U && (buf[j + 2]! | 0x20) === LOWER_D) escapes.surrogate = true;
+          j++;
+        } else if (d === QUOTE) break;
       }
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
     else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {

@@ -4,7 +4,7 @@
  * continues where the last read stopped and a truncated last line waits for its end),
  * re-joining pretty-printed multi-line entries, and reporting bad input with line numbers.
  */
-import { Fields, depthAfter, skimObject, type Nested } from './jsonSkim.ts';
+import { Fields, depthAfter, escapes, skimObject, type Nested } from './jsonSkim.ts';
 import type { LocalProblem } from './types.ts';
 
 const NEWLINE = 0x0a;
@@ -19,9 +19,6 @@ const PRETTY_MAX_LINES = 20_000;
 const PRETTY_MAX_BYTES = 64 << 20;
 /** Problems listed per file; the rest are counted in one last problem. */
 const MAX_PROBLEMS = 50;
-
-const SURROGATE_ESCAPE_LOWER = Buffer.from('\\ud');
-const SURROGATE_ESCAPE_UPPER = Buffer.from('\\uD');
 
 interface PrettyBlock {
   startLine: number;
@@ -172,8 +169,9 @@ export abstract class JsonlScanner {
     }
     if (this.skipLine(buf, start, end)) return;
     const f = this.fields;
+    escapes.surrogate = false;
     if (skimObject(buf, start, end, f, undefined, this.nested)) {
-      this.checkSurrogates(buf, start, end, line);
+      if (escapes.surrogate) this.checkSurrogates(buf, start, end, line);
       this.safeEntry(f, line);
       return;
     }
@@ -256,11 +254,7 @@ export abstract class JsonlScanner {
 
   /** Reports escaped lone UTF-16 surrogates (JSON.parse keeps them; titles repair them). */
   private checkSurrogates(buf: Buffer, start: number, end: number, line: number): void {
-    const view = buf.subarray(start, end);
-    if (view.indexOf(SURROGATE_ESCAPE_LOWER) < 0 && view.indexOf(SURROGATE_ESCAPE_UPPER) < 0) {
-      return;
-    }
-    if (hasLoneSurrogateEscape(view)) {
+    if (hasLoneSurrogateEscape(buf.subarray(start, end))) {
       this.countedProblem(
         'lone-surrogate',
         `Line ${line} contains a lone UTF-16 surrogate (kept; shown as U+FFFD)`,
