@@ -24,47 +24,28 @@ const common = {
   legalComments: 'none',
 };
 
+/** A Node (CommonJS) bundle of the extension host: the main one and the lazily required chunks. */
+const nodeBundle = (name, entry, extra = {}) => ({
+  ...common,
+  entryPoints: { [name]: entry },
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  ...extra,
+});
+
 /** @type {Record<string, esbuild.BuildOptions>} */
 const builds = {
-  extension: {
-    ...common,
-    entryPoints: { extension: 'src/extension.ts' },
+  extension: nodeBundle('extension', 'src/extension.ts', {
+    external: ['vscode'],
     // Marks when the bundle starts evaluating, so activation cost can be measured (ExtensionApi.timing).
     banner: { js: 'globalThis.__agentSessionsLoadStart = performance.now();' },
-    outdir: 'dist',
-    outExtension: { '.js': '.cjs' },
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    external: ['vscode'],
-  },
-  sources: {
-    ...common,
-    entryPoints: { sources: 'src/sources/index.ts' },
-    outdir: 'dist',
-    outExtension: { '.js': '.cjs' },
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-  },
-  demo: {
-    ...common,
-    entryPoints: { demo: 'src/demo/index.ts' },
-    outdir: 'dist',
-    outExtension: { '.js': '.cjs' },
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-  },
-  mcpClient: {
-    ...common,
-    entryPoints: { mcpClient: 'src/sources/mcp/mcpSdkClient.ts' },
-    outdir: 'dist',
-    outExtension: { '.js': '.cjs' },
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-  },
+  }),
+  sources: nodeBundle('sources', 'src/sources/index.ts'),
+  demo: nodeBundle('demo', 'src/demo/index.ts'),
+  mcpClient: nodeBundle('mcpClient', 'src/sources/mcp/mcpSdkClient.ts'),
   webview: {
     ...common,
     entryPoints: { main: 'webview-ui/src/main.ts' },

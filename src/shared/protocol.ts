@@ -5,6 +5,75 @@
  * webview are checked by isWebviewMessage before the host acts on them.
  */
 import type { SessionSummary } from '../domain/session.ts';
+import type { SearchResult, TextPart, TranscriptEntry } from '../domain/transcript/model.ts';
+
+export type { SearchResult, TextPart, TranscriptEntry };
+
+/** Which transcript file the panel shows: 'main' or 'subagent:<id>'. */
+export interface TranscriptFileView {
+  fileKey: string;
+  label: string;
+  /** available, stale, uploadPending, uploadFailed, permanentlyUnavailable, missing, local. */
+  availability: string;
+  /** The availability in words a user understands. */
+  description: string;
+}
+
+export type TranscriptStatus =
+  | { state: 'none'; message: string }
+  | { state: 'loading'; message: string; bytesDone?: number; bytesTotal?: number }
+  | { state: 'ready'; entryCount: number; complete: boolean; errorCount: number; format: string }
+  | { state: 'unavailable'; message: string; canRetry: boolean }
+  | { state: 'failed'; message: string; canRetry: boolean };
+
+export interface CommentReplyView {
+  id: string;
+  body: string;
+  authorName?: string;
+  createdAt?: string;
+}
+
+/** A trace comment thread. Bodies and names are untrusted text. */
+export interface CommentView extends CommentReplyView {
+  threadId: string;
+  status: 'OPEN' | 'RESOLVED' | string;
+  resolvedByName?: string;
+  resolvedAt?: string;
+  anchor?: {
+    selectedText?: string;
+    sourceText?: string;
+    turnId?: string;
+    row?: number;
+    actor?: string;
+  };
+  /** The transcript entry the anchor points at, when the host could place it. */
+  entryIndex?: number;
+  replies: CommentReplyView[];
+}
+
+export type CommentFilter = 'ALL' | 'OPEN' | 'RESOLVED';
+
+export interface CommentsView {
+  state: 'loading' | 'ready' | 'failed' | 'unsupported';
+  message?: string;
+  filter: CommentFilter;
+  threads: CommentView[];
+  total: number;
+  hasMore: boolean;
+}
+
+export interface UsageView {
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  reasoning?: number;
+  cost: string;
+  /** Per model turn, from the transcript (label = turn number or time). */
+  turns: { label: string; input: number; output: number }[];
+  /** REST: the most recent call's context use. */
+  context?: { used: number; window: number };
+}
 
 /** What the session can do from the panel; the host decides from the backend's capabilities. */
 export interface SessionActions {
@@ -39,7 +108,20 @@ export type HostMessage =
   | { type: 'loading' }
   | { type: 'failed'; message: string }
   | { type: 'manualTask'; task: ManualTaskView }
-  | { type: 'manualTaskFailed'; id: string; message: string };
+  | { type: 'manualTaskFailed'; id: string; message: string }
+  | {
+      type: 'transcriptStatus';
+      fileKey: string;
+      files: TranscriptFileView[];
+      status: TranscriptStatus;
+    }
+  | { type: 'entries'; requestId: number; start: number; entries: TranscriptEntry[]; total: number }
+  | { type: 'searchResult'; requestId: number; result: SearchResult }
+  | { type: 'fullText'; requestId: number; index: number; part: TextPart; text: string }
+  | { type: 'comments'; view: CommentsView }
+  | { type: 'usage'; view: UsageView }
+  /** Scroll the transcript to an entry (a comment's anchor), highlighting this text. */
+  | { type: 'reveal'; index: number; highlight?: string };
 
 /** Webview → host. `ready` is the handshake: the host posts nothing before it. */
 export type WebviewMessage =
@@ -49,23 +131,63 @@ export type WebviewMessage =
   | { type: 'cancel' }
   | { type: 'interrupt' }
   | { type: 'openManualTask'; id: string }
-  | { type: 'finishManualTask'; id: string; finish: 'success' | 'failure' };
+  | { type: 'finishManualTask'; id: string; finish: 'success' | 'failure' }
+  | { type: 'selectFile'; fileKey: string }
+  | { type: 'retryTranscript' }
+  | { type: 'getEntries'; requestId: number; start: number; count: number }
+  | {
+      type: 'search';
+      requestId: number;
+      query: string;
+      from?: number;
+      direction: 'next' | 'previous';
+    }
+  | { type: 'nextError'; requestId: number; from: number }
+  | { type: 'getFullText'; requestId: number; index: number; part: TextPart }
+  | { type: 'openFile'; path: string; line?: number }
+  | { type: 'openRaw' }
+  | { type: 'loadComments'; filter: CommentFilter; more: boolean }
+  | { type: 'revealComment'; threadId: string };
 
-const SIMPLE = new Set(['ready', 'refresh', 'complete', 'cancel', 'interrupt']);
+type Check = (m: Record<string, unknown>) => boolean;
+const str = (v: unknown) => typeof v === 'string';
+const int = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+const CHECKS: Record<WebviewMessage['type'], Check> = {
+  ready: () => true,
+  refresh: () => true,
+  complete: () => true,
+  cancel: () => true,
+  interrupt: () => true,
+  openRaw: () => true,
+  retryTranscript: () => true,
+  openManualTask: (m) => str(m.id),
+  finishManualTask: (m) => str(m.id) && (m.finish === 'success' || m.finish === 'failure'),
+  selectFile: (m) => str(m.fileKey),
+  getEntries: (m) => int(m.requestId) && int(m.start) && int(m.count),
+  search: (m) =>
+    int(m.requestId) &&
+    str(m.query) &&
+    (m.from === undefined || int(m.from)) &&
+    (m.direction === 'next' || m.direction === 'previous'),
+  nextError: (m) => int(m.requestId) && int(m.from),
+  getFullText: (m) =>
+    int(m.requestId) &&
+    int(m.index) &&
+    (m.part === 'text' || m.part === 'input' || m.part === 'output'),
+  openFile: (m) => str(m.path) && (m.line === undefined || int(m.line)),
+  loadComments: (m) =>
+    (m.filter === 'ALL' || m.filter === 'OPEN' || m.filter === 'RESOLVED') &&
+    typeof m.more === 'boolean',
+  revealComment: (m) => str(m.threadId),
+};
 
+/** The host acts only on messages of the protocol, with fields of the right types. */
 export function isWebviewMessage(value: unknown): value is WebviewMessage {
   if (!value || typeof value !== 'object') return false;
-  const message = value as { type?: unknown; id?: unknown; finish?: unknown };
-  if (typeof message.type !== 'string') return false;
-  if (SIMPLE.has(message.type)) return true;
-  if (message.type === 'openManualTask') return typeof message.id === 'string';
-  if (message.type === 'finishManualTask') {
-    return (
-      typeof message.id === 'string' &&
-      (message.finish === 'success' || message.finish === 'failure')
-    );
-  }
-  return false;
+  const message = value as Record<string, unknown>;
+  const check =
+    typeof message.type === 'string' ? CHECKS[message.type as WebviewMessage['type']] : undefined;
+  return check !== undefined && check(message);
 }
 
 /** What the webview persists so the panel can be restored after a reload. */

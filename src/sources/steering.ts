@@ -1,4 +1,5 @@
 import type { CompletionOutcome, PendingInstruction } from '../domain/completionIntent.ts';
+import type { ManualTaskView } from '../shared/protocol.ts';
 
 /** Sources that can complete or cancel sessions (MCP `session_complete`). */
 export interface SessionCompletion {
@@ -8,18 +9,8 @@ export interface SessionCompletion {
   completeSession(args: Record<string, unknown>, signal?: AbortSignal): Promise<CompletionOutcome>;
 }
 
-export interface ManualTaskDetail {
-  id: string;
-  header?: string;
-  message?: string;
-  /** Workflow-authored content: untrusted, shown as text. */
-  body?: string;
-  variables?: Record<string, unknown>;
-  viewType?: string;
-  successLabel?: string;
-  failureLabel?: string;
-  completionSupported: boolean;
-}
+/** Described in the shared protocol, because the panel shows it as is. */
+export type ManualTaskDetail = ManualTaskView;
 
 /** Sources with Itential manual tasks. */
 export interface ManualTasks {

@@ -4,16 +4,7 @@ import type { ReferenceBackend } from '../../src/demo/server.ts';
 import type { ExtensionApi } from '../../src/extension.ts';
 import type { TreeNode } from '../../src/views/sessionsTree.ts';
 import { startTestBackend } from '../support/backend.ts';
-
-async function until<T>(what: string, probe: () => T | undefined | false, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { until } from './support/until.ts';
 
 describe('filters, platform and REST connections, notifications, origin-bound tokens', () => {
   let backend: ReferenceBackend;

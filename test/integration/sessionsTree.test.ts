@@ -6,18 +6,9 @@ import type { ExtensionApi } from '../../src/extension.ts';
 import type { TreeNode } from '../../src/views/sessionsTree.ts';
 import { connectMcp, startTestBackend } from '../support/backend.ts';
 import { FaultInjector } from '../support/faults.ts';
+import { until } from './support/until.ts';
 
 const CONNECTION = 'integration-mcp';
-
-async function until<T>(what: string, probe: () => T | undefined | false, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('sessions tree against the reference backend', () => {
   const faults = new FaultInjector();
