@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: prints one row per figure (name, value, unit); `-- --json FILE`
- * also writes them as JSON. Figures: bundle sizes of the production build, and
- * extension activation time measured inside a real VS Code extension host.
+ * also writes them as JSON; `-- tree transcript` runs only those groups. Groups:
+ * bundles, activation (in a real VS Code extension host), tree (10k sessions),
+ * transcript (200 MB JSONL index vs a JSON.parse baseline), local (200 MB scan).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,8 @@ import path from 'node:path';
 import { projectRoot } from './lib/tools.ts';
 import { runIntegrationTests } from '../test/integration/runTests.ts';
 import { benchTree } from './bench/tree.ts';
+import { benchTranscript } from './bench/transcript.ts';
+import { benchLocal } from './bench/local.ts';
 
 interface Row {
   name: string;
@@ -75,6 +78,14 @@ if (wants('activation')) {
 
 if (wants('tree')) {
   for (const row of benchTree()) add(row.name, row.value, row.unit);
+}
+
+if (wants('transcript')) {
+  for (const row of await benchTranscript()) add(row.name, row.value, row.unit);
+}
+
+if (wants('local')) {
+  for (const row of await benchLocal()) add(row.name, row.value, row.unit);
 }
 
 if (jsonOut) {

@@ -7,7 +7,7 @@ import { ConnectionRegistry } from './config/connectionRegistry.ts';
 import { TokenStore } from './config/tokenStore.ts';
 import { applyDevConnection } from './config/devConnection.ts';
 import { DemoBackend } from './services/demoBackend.ts';
-import { createSourceFactory } from './sources/sourceFactory.ts';
+import { createSourceFactory, loadSourceAdapters } from './sources/sourceFactory.ts';
 import { SessionStore } from './store/sessionStore.ts';
 import { createRedactingLogger } from './views/redactingLog.ts';
 import { SessionsTreeProvider } from './views/sessionsTree.ts';
@@ -74,7 +74,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     showCollapseAll: true,
   });
   const demo = new DemoBackend(context.extensionPath, log);
-  const panels = new SessionPanels(context.extensionUri, store);
+  const panels = new SessionPanels(context.extensionUri, store, {
+    adapters: () => loadSourceAdapters(context.extensionPath),
+    storageDir: context.globalStorageUri.fsPath,
+    log,
+  });
   const completions = new CompletionService({
     store,
     intents: new IntentStore(context.globalState),

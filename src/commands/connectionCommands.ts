@@ -76,10 +76,19 @@ async function addConnection(deps: Deps): Promise<void> {
         detail: vscode.l10n.t('/v2/agents/… sessions, authenticated with an x-api-key'),
         connectionKind: 'rest' as ConnectionKind,
       },
+      {
+        label: vscode.l10n.t('Local transcripts'),
+        detail: vscode.l10n.t('Claude Code and Codex sessions on this machine (CLAUDE_CONFIG_DIR, ~/.claude, CODEX_HOME, ~/.codex)'),
+        connectionKind: 'local' as ConnectionKind,
+      },
     ],
     { title: vscode.l10n.t('Add Connection (1/4): kind'), ignoreFocusOut: true },
   );
   if (!kind) return;
+  if (kind.connectionKind === 'local') {
+    await addLocalConnection(deps);
+    return;
+  }
   const url = await vscode.window.showInputBox({
     title: vscode.l10n.t('Add Connection (2/4): URL'),
     prompt:
@@ -215,6 +224,17 @@ async function removeConnection(deps: Deps, config: ConnectionConfig): Promise<v
   await deps.registry.remove(config.id);
 }
 
+/** Local transcripts need no URL or token: the folders are found from the environment. */
+async function addLocalConnection(deps: Deps): Promise<void> {
+  if (deps.registry.all().some((c) => c.kind === 'local')) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('Local transcripts are already connected.'));
+    return;
+  }
+  const config: ConnectionConfig = { id: randomUUID(), label: vscode.l10n.t('This machine'), kind: 'local' };
+  await runTest(deps, config);
+  await deps.registry.save(config);
+}
+
 async function testConnection(deps: Deps, config: ConnectionConfig): Promise<void> {
   await runTest(deps, config);
 }
@@ -236,6 +256,10 @@ async function editConnection(deps: Deps, config: ConnectionConfig): Promise<voi
     ignoreFocusOut: true,
   });
   if (!label) return;
+  if (config.kind === 'local') {
+    await deps.registry.save({ ...config, label });
+    return;
+  }
   const url = await vscode.window.showInputBox({
     title: vscode.l10n.t('Edit Connection: URL'),
     value: config.url,

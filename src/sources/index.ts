@@ -2,3 +2,9 @@
 // their zod schemas, evaluated on the first connection rather than at activation.
 export { McpSource } from './mcp/mcpSource.ts';
 export { AgentsApiSource } from './rest/agentsApiSource.ts';
+export { LocalSource } from './local/localSource.ts';
+export { openSessionTranscript } from './transcripts/openTranscript.ts';
+export { isTranscriptUnavailableError } from './transcripts/availability.ts';
+export { listSessionComments, commentsView, placeAnchors, searchTranscript } from './comments/sessionComments.ts';
+export { buildSessionUsage } from './usage/sessionUsage.ts';
+export { fetchDashboardData } from './usage/connectionUsage.ts';

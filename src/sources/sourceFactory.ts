@@ -6,7 +6,15 @@ import type { CreateMcpToolClient } from './mcp/mcpToolClient.ts';
 import type { ConnectionConfig, SessionSource } from './sessionSource.ts';
 import type * as SourcesBundle from './index.ts';
 
-type SourceAdapters = typeof SourcesBundle;
+export type SourceAdapters = typeof SourcesBundle;
+
+let adapters: SourceAdapters | undefined;
+
+/** The adapters, the transcript engine and zod live in dist/sources.cjs, read on first use only. */
+export function loadSourceAdapters(extensionPath: string): SourceAdapters {
+  adapters ??= require(path.join(extensionPath, 'dist', 'sources.cjs')) as SourceAdapters;
+  return adapters;
+}
 
 export interface SourceFactoryDeps {
   tokens: TokenStore;
@@ -31,12 +39,10 @@ export function createSourceFactory(
     });
     return mcpModule;
   };
-  let adapters: SourceAdapters | undefined;
-  // The adapters and zod live in dist/sources.cjs, read on the first connection only.
-  const load = () =>
-    (adapters ??= require(path.join(deps.extensionPath, 'dist', 'sources.cjs')) as SourceAdapters);
+  const load = () => loadSourceAdapters(deps.extensionPath);
   return (config) => {
-    const { McpSource, AgentsApiSource } = load();
+    const { McpSource, AgentsApiSource, LocalSource } = load();
+    if (config.kind === 'local') return new LocalSource({ config, env: process.env });
     if (config.kind === 'mcp' && config.url) {
       const url = config.url;
       return new McpSource({

@@ -6,6 +6,23 @@ import { isPanelState, isWebviewMessage } from '../shared/protocol.ts';
 import type { WebviewMessage } from '../shared/protocol.ts';
 import { hasManualTasks } from '../sources/steering.ts';
 import { finishManualTask } from '../commands/manualTaskCommands.ts';
+import { PanelData } from './panelData.ts';
+
+const DATA_MESSAGES = new Set([
+  'getEntries',
+  'search',
+  'nextError',
+  'getFullText',
+  'selectFile',
+  'retryTranscript',
+  'openRaw',
+  'openFile',
+  'loadComments',
+  'revealComment',
+]);
+function isDataMessage(message: WebviewMessage): message is Parameters<PanelData['handle']>[0] {
+  return DATA_MESSAGES.has(message.type);
+}
 import type { SessionStore } from '../store/sessionStore.ts';
 import { webviewHtml } from './webviewHtml.ts';
 
@@ -20,9 +37,16 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
   private readonly extensionUri: vscode.Uri;
   private readonly store: SessionStore;
 
-  constructor(extensionUri: vscode.Uri, store: SessionStore) {
+  private readonly data: Omit<ConstructorParameters<typeof PanelData>[0], 'post'>;
+
+  constructor(
+    extensionUri: vscode.Uri,
+    store: SessionStore,
+    data: Omit<ConstructorParameters<typeof PanelData>[0], 'post' | 'store'>,
+  ) {
     this.extensionUri = extensionUri;
     this.store = store;
+    this.data = { ...data, store };
   }
 
   open(session: SessionSummary): void {
@@ -101,17 +125,36 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
       });
     };
     let ready = false;
+    let data: PanelData | undefined;
     const subscriptions = [
-      panel.webview.onDidReceiveMessage((message: unknown) => {
+      panel.webview.onDidReceiveMessage(async (message: unknown) => {
         if (!isWebviewMessage(message)) return;
-        if (message.type === 'ready') ready = true;
+        if (message.type === 'ready') {
+          ready = true;
+          await send();
+          const session = await this.findSession(state);
+          if (!session) return;
+          data?.dispose();
+          data = new PanelData({ ...this.data, post }, session);
+          await data.start(session);
+          return;
+        }
+        if (isDataMessage(message)) {
+          await data?.handle(message).catch((error: unknown) =>
+            this.data.log.warn(`panel ${message.type}: ${(error as Error).message}`),
+          );
+          return;
+        }
         void this.handle(message, state, post, send);
       }),
       // Keep the panel in step with the store (after a refresh, a completion…).
       this.store.onDidChange((id) => {
-        if (ready && (id === undefined || id === state.connectionId)) void send();
+        if (!ready || (id !== undefined && id !== state.connectionId)) return;
+        void send();
+        void this.findSession(state).then((session) => session && data?.update(session));
       }),
       panel.onDidDispose(() => {
+        data?.dispose();
         this.panels.delete(key);
         for (const s of subscriptions) s.dispose();
       }),
@@ -130,6 +173,8 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
       case 'ready':
       case 'refresh':
         return send();
+      default:
+        return;
       case 'complete':
         return void vscode.commands.executeCommand('agentSessions.completeSession', node);
       case 'cancel':

@@ -1,6 +1,6 @@
 /**
  * A validating JSON scanner over UTF-8 bytes that allocates nothing per value. Indexing
- * uses it instead of JSON.parse (about 4× faster on transcripts, and no garbage): it
+ * uses it instead of JSON.parse (about twice as fast on transcripts, and no garbage): it
  * decides whether a record is valid JSON exactly as JSON.parse would, and reports the few
  * values the classifier needs (values under "interesting" keys, by path) without
  * building the rest.
@@ -61,7 +61,7 @@ export class JsonScanner {
   readonly codes = new Int32Array(MAX_DEPTH + 2);
   /** Element index per depth when codes[depth] is CODE_ELEM. */
   readonly idx = new Int32Array(MAX_DEPTH + 2);
-  /** True when the last string scanned had a backslash escape. */
+  /** True when the string just reported had a backslash escape. */
   escaped = false;
   depth = 0;
   error = '';
@@ -84,16 +84,18 @@ export class JsonScanner {
     this.error = '';
   }
 
-  /** True once a value has started (a record is open). */
-  get started(): boolean {
-    return this.depth > 0 || this.state !== ST_VALUE;
-  }
-
   /**
    * Scans bytes [start, end) of one line. SCAN_DONE: the value is complete and valid;
    * SCAN_MORE: it continues on the next line; SCAN_ERROR: not JSON (see `error`).
+   *
+   * One flat loop with the state in locals: this runs over every byte of the file.
    */
   feed(buf: Buffer, start: number, end: number, visitor: ScanVisitor): number {
+    const codes = this.codes;
+    const idx = this.idx;
+    const containers = this.containers;
+    let state = this.state;
+    let depth = this.depth;
     let i = start;
     while (i < end) {
       const c = buf[i]!;
@@ -101,205 +103,122 @@ export class JsonScanner {
         i++;
         continue;
       }
-      switch (this.state) {
-        case ST_VALUE:
-        case ST_VALUE_OR_CLOSE:
-          if (c === 0x5d && this.state === ST_VALUE_OR_CLOSE) {
-            i = this.close(ARR, i);
-            break;
-          }
-          i = this.value(buf, i, end, c, visitor);
-          break;
-        case ST_KEY_OR_CLOSE:
-        case ST_KEY:
-          if (c === 0x7d && this.state === ST_KEY_OR_CLOSE) {
-            i = this.close(OBJ, i);
-            break;
-          }
-          if (c !== 0x22) return this.failScan(`expected a key at byte ${i - start}`);
-          {
-            const q = this.string(buf, i, end);
-            if (q < 0) return SCAN_ERROR;
-            this.codes[this.depth] = this.escaped ? CODE_NONE : this.lookup(buf, i + 1, q);
-            this.state = ST_COLON;
-            i = q + 1;
-          }
-          break;
-        case ST_COLON:
-          if (c !== 0x3a) return this.failScan(`expected ':' at byte ${i - start}`);
-          this.state = ST_VALUE;
+      if (state === ST_NEXT) {
+        if (c === 0x2c) {
+          state = containers[depth] === OBJ ? ST_KEY : ST_VALUE;
           i++;
-          break;
-        case ST_NEXT:
-          if (c === 0x2c) {
-            this.state = this.containers[this.depth] === OBJ ? ST_KEY : ST_VALUE;
-            i++;
-          } else if (c === 0x7d) {
-            i = this.close(OBJ, i);
-          } else if (c === 0x5d) {
-            i = this.close(ARR, i);
-          } else {
-            return this.failScan(`expected ',' or a closing bracket at byte ${i - start}`);
-          }
-          break;
-        default:
-          return this.failScan(`unexpected data after the JSON value at byte ${i - start}`);
-      }
-      if (i < 0) return SCAN_ERROR;
-    }
-    return this.state === ST_DONE ? SCAN_DONE : SCAN_MORE;
-  }
-
-  /** Records the first error; returns -1 for the index-returning helpers. */
-  private fail(message: string): -1 {
-    if (!this.error) this.error = message;
-    return -1;
-  }
-
-  private failScan(message: string): number {
-    this.fail(message);
-    return SCAN_ERROR;
-  }
-
-  private afterValue(): void {
-    this.state = this.depth === 0 ? ST_DONE : ST_NEXT;
-  }
-
-  private close(container: number, i: number): number {
-    if (this.depth === 0 || this.containers[this.depth] !== container) {
-      this.fail('mismatched closing bracket');
-      return -1;
-    }
-    this.depth--;
-    this.afterValue();
-    return i + 1;
-  }
-
-  /** Scans one value starting with byte `c` at `i`; returns the index after it or -1. */
-  private value(buf: Buffer, i: number, end: number, c: number, visitor: ScanVisitor): number {
-    const depth = this.depth;
-    if (depth > 0 && this.containers[depth] === ARR) this.idx[depth]!++;
-    // Values under interesting keys, and the elements of arrays under interesting keys.
-    const code = this.codes[depth]!;
-    const report = depth > 0 && (code >= 0 || (code === CODE_ELEM && this.codes[depth - 1]! >= 0));
-    if (c === 0x7b || c === 0x5b) {
-      if (depth >= MAX_DEPTH) {
-        this.fail('nesting too deep');
-        return -1;
-      }
-      const isArray = c === 0x5b;
-      if (report) visitor.value(this, depth, isArray ? K_ARRAY : K_OBJECT, buf, i, -1);
-      const d = ++this.depth;
-      this.containers[d] = isArray ? ARR : OBJ;
-      this.codes[d] = isArray ? CODE_ELEM : CODE_NONE;
-      this.idx[d] = -1;
-      this.state = isArray ? ST_VALUE_OR_CLOSE : ST_KEY_OR_CLOSE;
-      return i + 1;
-    }
-    let next: number;
-    let kind: number;
-    if (c === 0x22) {
-      const q = this.string(buf, i, end);
-      if (q < 0) return -1;
-      next = q + 1;
-      kind = K_STRING;
-    } else if (c === 0x74) {
-      next = this.literal(buf, i, end, TRUE_BYTES);
-      kind = K_TRUE;
-    } else if (c === 0x66) {
-      next = this.literal(buf, i, end, FALSE_BYTES);
-      kind = K_FALSE;
-    } else if (c === 0x6e) {
-      next = this.literal(buf, i, end, NULL_BYTES);
-      kind = K_NULL;
-    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      next = this.number(buf, i, end);
-      kind = K_NUMBER;
-    } else {
-      this.fail(`unexpected character '${String.fromCharCode(c)}'`);
-      return -1;
-    }
-    if (next < 0) return -1;
-    if (report) visitor.value(this, depth, kind, buf, i, next);
-    this.afterValue();
-    return next;
-  }
-
-  /** Index of the closing quote of the string opening at `i`, or -1. */
-  private string(buf: Buffer, i: number, end: number): number {
-    let j = i + 1;
-    let escaped = false;
-    while (j < end) {
-      const c = buf[j]!;
-      if (c === 0x22) {
-        this.escaped = escaped;
-        return j;
-      }
-      if (c === 0x5c) {
-        escaped = true;
-        if (j + 1 >= end) break;
-        const e = buf[j + 1]!;
-        if (e === 0x75) {
-          if (j + 5 >= end) break;
-          for (let k = j + 2; k < j + 6; k++) {
-            if (!isHex(buf[k]!)) return this.fail('invalid \\u escape');
-          }
-          j += 6;
           continue;
         }
-        // " \ / b f n r t
         if (
-          e === 0x22 ||
-          e === 0x5c ||
-          e === 0x2f ||
-          e === 0x62 ||
-          e === 0x66 ||
-          e === 0x6e ||
-          e === 0x72 ||
-          e === 0x74
+          (c === 0x7d && containers[depth] === OBJ) ||
+          (c === 0x5d && containers[depth] === ARR)
         ) {
-          j += 2;
+          depth--;
+          state = depth === 0 ? ST_DONE : ST_NEXT;
+          i++;
           continue;
         }
-        return this.fail('invalid escape');
+        return this.stop(state, depth, `expected ',' or a matching bracket at byte ${i - start}`);
       }
-      if (c < 0x20) return this.fail('control character in a string');
-      j++;
+      if (state === ST_KEY || state === ST_KEY_OR_CLOSE) {
+        if (c === 0x22) {
+          const q = scanString(buf, i, end);
+          if (q < 0) return this.stop(state, depth, STRING_ERRORS[-q]!);
+          codes[depth] = lastEscaped ? CODE_NONE : this.lookup(buf, i + 1, q);
+          i = q + 1;
+          if (i < end && buf[i] === 0x3a) {
+            state = ST_VALUE;
+            i++;
+          } else {
+            state = ST_COLON;
+          }
+          continue;
+        }
+        if (c === 0x7d && state === ST_KEY_OR_CLOSE) {
+          depth--;
+          state = depth === 0 ? ST_DONE : ST_NEXT;
+          i++;
+          continue;
+        }
+        return this.stop(state, depth, `expected a key at byte ${i - start}`);
+      }
+      if (state === ST_COLON) {
+        if (c !== 0x3a) return this.stop(state, depth, `expected ':' at byte ${i - start}`);
+        state = ST_VALUE;
+        i++;
+        continue;
+      }
+      if (state === ST_DONE) {
+        return this.stop(state, depth, `unexpected data after the JSON value at byte ${i - start}`);
+      }
+      // ST_VALUE or ST_VALUE_OR_CLOSE: a value starts here.
+      if (c === 0x5d && state === ST_VALUE_OR_CLOSE) {
+        depth--;
+        state = depth === 0 ? ST_DONE : ST_NEXT;
+        i++;
+        continue;
+      }
+      if (depth > 0 && containers[depth] === ARR) idx[depth]!++;
+      // Values under interesting keys, and the elements of arrays under interesting keys.
+      const code = codes[depth]!;
+      const report = depth > 0 && (code >= 0 || (code === CODE_ELEM && codes[depth - 1]! >= 0));
+      if (c === 0x22) {
+        const q = scanString(buf, i, end);
+        if (q < 0) return this.stop(state, depth, STRING_ERRORS[-q]!);
+        if (report) {
+          this.escaped = lastEscaped;
+          visitor.value(this, depth, K_STRING, buf, i, q + 1);
+        }
+        i = q + 1;
+        state = depth === 0 ? ST_DONE : ST_NEXT;
+        continue;
+      }
+      if (c === 0x7b || c === 0x5b) {
+        if (depth >= MAX_DEPTH) return this.stop(state, depth, 'nesting too deep');
+        const isArray = c === 0x5b;
+        if (report) visitor.value(this, depth, isArray ? K_ARRAY : K_OBJECT, buf, i, -1);
+        depth++;
+        containers[depth] = isArray ? ARR : OBJ;
+        codes[depth] = isArray ? CODE_ELEM : CODE_NONE;
+        idx[depth] = -1;
+        state = isArray ? ST_VALUE_OR_CLOSE : ST_KEY_OR_CLOSE;
+        i++;
+        continue;
+      }
+      let next: number;
+      let kind: number;
+      if (c === 0x74) {
+        next = literal(buf, i, end, TRUE_BYTES);
+        kind = K_TRUE;
+      } else if (c === 0x66) {
+        next = literal(buf, i, end, FALSE_BYTES);
+        kind = K_FALSE;
+      } else if (c === 0x6e) {
+        next = literal(buf, i, end, NULL_BYTES);
+        kind = K_NULL;
+      } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+        next = scanNumber(buf, i, end);
+        kind = K_NUMBER;
+      } else {
+        return this.stop(state, depth, `unexpected character '${String.fromCharCode(c)}'`);
+      }
+      if (next < 0) {
+        return this.stop(state, depth, kind === K_NUMBER ? 'invalid number' : 'invalid literal');
+      }
+      if (report) visitor.value(this, depth, kind, buf, i, next);
+      i = next;
+      state = depth === 0 ? ST_DONE : ST_NEXT;
     }
-    return this.fail('unterminated string');
+    this.state = state;
+    this.depth = depth;
+    return state === ST_DONE ? SCAN_DONE : SCAN_MORE;
   }
 
-  private literal(buf: Buffer, i: number, end: number, bytes: Uint8Array): number {
-    if (i + bytes.length > end) return this.fail('truncated literal');
-    for (let k = 1; k < bytes.length; k++) {
-      if (buf[i + k] !== bytes[k]) return this.fail('invalid literal');
-    }
-    return i + bytes.length;
-  }
-
-  private number(buf: Buffer, i: number, end: number): number {
-    let j = i;
-    if (buf[j] === 0x2d) j++;
-    if (j >= end) return this.fail('invalid number');
-    if (buf[j] === 0x30) {
-      j++;
-    } else if (isDigit(buf[j]!)) {
-      while (j < end && isDigit(buf[j]!)) j++;
-    } else {
-      return this.fail('invalid number');
-    }
-    if (j < end && buf[j] === 0x2e) {
-      j++;
-      if (j >= end || !isDigit(buf[j]!)) return this.fail('invalid number');
-      while (j < end && isDigit(buf[j]!)) j++;
-    }
-    if (j < end && (buf[j] === 0x65 || buf[j] === 0x45)) {
-      j++;
-      if (j < end && (buf[j] === 0x2b || buf[j] === 0x2d)) j++;
-      if (j >= end || !isDigit(buf[j]!)) return this.fail('invalid number');
-      while (j < end && isDigit(buf[j]!)) j++;
-    }
-    return j;
+  private stop(state: number, depth: number, message: string): number {
+    this.state = state;
+    this.depth = depth;
+    if (!this.error) this.error = message;
+    return SCAN_ERROR;
   }
 
   private lookup(buf: Buffer, start: number, end: number): number {
@@ -315,9 +234,89 @@ export class JsonScanner {
   }
 }
 
+/** Characters allowed after a backslash (besides 'u'): " \\ / b f n r t. */
+const ESCAPABLE = new Uint8Array(256);
+for (const ch of '"\\/bfnrt') ESCAPABLE[ch.charCodeAt(0)] = 1;
+
+const STRING_ERRORS = [
+  '',
+  'unterminated string',
+  'control character in a string',
+  'invalid escape',
+];
+/** Whether the last string scanned had a backslash escape. */
+let lastEscaped = false;
+
+/**
+ * Index of the closing quote of the string opening at `i`; -1 unterminated, -2 control
+ * character, -3 invalid escape. The hot loop of indexing (plain comparisons measured
+ * faster than a 256-entry lookup table here).
+ */
+function scanString(buf: Buffer, i: number, end: number): number {
+  let j = i + 1;
+  let escaped = false;
+  for (;;) {
+    while (j < end) {
+      const d = buf[j]!;
+      if (d === 0x22 || d === 0x5c || d < 0x20) break;
+      j++;
+    }
+    if (j >= end) return -1;
+    const c = buf[j]!;
+    if (c === 0x22) {
+      lastEscaped = escaped;
+      return j;
+    }
+    if (c !== 0x5c) return -2;
+    escaped = true;
+    if (j + 1 >= end) return -1;
+    const e = buf[j + 1]!;
+    if (e === 0x75) {
+      if (j + 5 >= end) return -1;
+      for (let k = j + 2; k < j + 6; k++) if (!isHex(buf[k]!)) return -3;
+      j += 6;
+    } else if (ESCAPABLE[e] === 1) {
+      j += 2;
+    } else {
+      return -3;
+    }
+  }
+}
+
 const TRUE_BYTES = Buffer.from('true');
 const FALSE_BYTES = Buffer.from('false');
 const NULL_BYTES = Buffer.from('null');
+
+function literal(buf: Buffer, i: number, end: number, bytes: Uint8Array): number {
+  if (i + bytes.length > end) return -1;
+  for (let k = 1; k < bytes.length; k++) if (buf[i + k] !== bytes[k]) return -1;
+  return i + bytes.length;
+}
+
+function scanNumber(buf: Buffer, i: number, end: number): number {
+  let j = i;
+  if (buf[j] === 0x2d) j++;
+  if (j >= end) return -1;
+  if (buf[j] === 0x30) {
+    j++;
+  } else if (isDigit(buf[j]!)) {
+    while (j < end && isDigit(buf[j]!)) j++;
+  } else {
+    return -1;
+  }
+  if (j < end && buf[j] === 0x2e) {
+    j++;
+    if (j >= end || !isDigit(buf[j]!)) return -1;
+    while (j < end && isDigit(buf[j]!)) j++;
+  }
+  if (j < end && (buf[j] === 0x65 || buf[j] === 0x45)) {
+    j++;
+    if (j < end && (buf[j] === 0x2b || buf[j] === 0x2d)) j++;
+    if (j >= end || !isDigit(buf[j]!)) return -1;
+    while (j < end && isDigit(buf[j]!)) j++;
+  }
+  return j;
+}
 
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;

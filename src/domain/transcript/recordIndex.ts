@@ -20,20 +20,20 @@ import {
 
 /** A record open longer than this is cut into an error record (a runaway bracket). */
 const MAX_RECORD_LINES = 100_000;
-const MAX_ROWS = 0xffff;
+const MAX_ROWS = 0xffff; // a record with more blocks than this is broken anyway
 
 export class RecordIndex implements LineSink {
   /** 0-based first and last line of each record. */
   readonly firstLine = new Growable(Uint32Array);
   readonly lastLine = new Growable(Uint32Array);
   /** RK_* per record. */
-  readonly kinds = new Growable(Uint8Array);
+  readonly kinds = new Growable(Uint32Array);
   /** Entries each record produces. */
-  readonly rows = new Growable(Uint16Array);
+  readonly rows = new Growable(Uint32Array);
   /** Entries before each record (non-decreasing: the entry → record map). */
   readonly entryStarts = new Growable(Float64Array);
   /** Hash of the record's turn group (0: none), for finding a turn's neighbours. */
-  readonly groups = new Growable(Int32Array);
+  readonly groups = new Growable(Uint32Array);
   /** Records that are not valid JSON, ascending. */
   readonly errorRecords = new Growable(Uint32Array, 64);
   readonly pairing: Pairing = { calls: new Map(), results: new Map() };
@@ -161,5 +161,5 @@ export function groupHash(id: string): number {
     h ^= id.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return h | 0 || 1;
+  return h >>> 0 || 1;
 }

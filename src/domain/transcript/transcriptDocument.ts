@@ -119,6 +119,9 @@ export class TranscriptDocument implements TranscriptSource {
     });
     doc.searcher = new TranscriptSearch(doc.lines, doc.records, doc.reader);
     const first = doc.refresh();
+    // A failure after open() returned surfaces through whenIndexed(), not as an
+    // unhandled rejection in the extension host.
+    first.catch(() => undefined);
     await Promise.race([isReady, first]);
     return doc;
   }
@@ -132,7 +135,7 @@ export class TranscriptDocument implements TranscriptSource {
     return this.runs === 0;
   }
 
-  /** Resolves when the current indexing run (the first one, or a refresh) is done. */
+  /** Resolves when the current indexing run (the first one, or a refresh) is done; rejects if it failed. */
   async whenIndexed(): Promise<void> {
     await this.lastRun;
   }

@@ -128,7 +128,7 @@ function fileNeedle(query: string, caseSensitive: boolean): Buffer | null {
   const escaped = JSON.stringify(query).slice(1, -1);
   if (caseSensitive) return escaped ? Buffer.from(escaped, 'utf8') : null;
   let best = '';
-  for (const run of escaped.split(/[^\x00-\x7f]+/)) if (run.length > best.length) best = run;
+  for (const run of escaped.split(/[^\p{ASCII}]+/u)) if (run.length > best.length) best = run;
   if (!best) return null;
   return Buffer.from(best.toLowerCase(), 'utf8');
 }

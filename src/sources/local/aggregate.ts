@@ -36,6 +36,8 @@ export interface LocalSession {
   file: FileSummary;
   /** Paths of attached subagent files. */
   children: string[];
+  /** Codex: under archived_sessions/. */
+  archived: boolean;
 }
 
 export interface AggregateInput {
@@ -85,6 +87,7 @@ function buildSessions(input: AggregateInput): LocalSession[] {
       lastWriteMs: file.mtimeMs,
       file: s,
       children: [],
+      archived: file.archived === true,
     };
     sessions.push(session);
     byPath.set(file.path, session);
@@ -189,15 +192,14 @@ function finish(s: LocalSession, input: AggregateInput): void {
       ? f.lastTimestamp
       : new Date(Math.max(s.lastWriteMs, Number.isFinite(f.lastMs) ? f.lastMs : 0)).toISOString();
   sum.lastActivityAt = last;
-  const status = deriveLocalStatus(
-    { harness: s.harness, role: s.role, facts: f.last, lastWriteMs: s.lastWriteMs, now: input.now },
-    input.thresholds,
-  );
-  const { waitingSince, ...derivation } = status;
-  sum.status = derivation;
-  if (waitingSince) sum.waitingSince = waitingSince;
-  if (status.status === 'finished') sum.endedAt = last;
-  if (s.noTokenInfo && s.records.length === 0) return; // tokens and cost unknown
+  if (!(s.noTokenInfo && s.records.length === 0)) addTokens(s, input);
+  // Last: it replaces the summary object.
+  setStatus(s, input.now, input.thresholds);
+}
+
+/** Token sums and cost; without token information they stay unknown (absent). */
+function addTokens(s: LocalSession, input: AggregateInput): void {
+  const sum = s.summary;
   let input_ = 0;
   let output = 0;
   let cacheRead = 0;
@@ -216,4 +218,28 @@ function finish(s: LocalSession, input: AggregateInput): void {
   sum.cacheReadTokens = cacheRead;
   sum.cacheWriteTokens = cacheWrite;
   if (cost !== undefined) sum.estimatedCost = cost;
+}
+
+/**
+ * Derives the session's status for `now` into a new summary object (rows already handed
+ * out keep theirs): status, waitingSince, and endedAt for finished sessions.
+ */
+export function setStatus(s: LocalSession, now: number, thresholds: StatusThresholds): void {
+  const { waitingSince, ...status } = deriveLocalStatus(
+    {
+      harness: s.harness,
+      role: s.role,
+      facts: s.file.last,
+      lastWriteMs: s.lastWriteMs,
+      now,
+      archived: s.archived,
+    },
+    thresholds,
+  );
+  const sum: SessionSummary = { ...s.summary, status };
+  delete sum.waitingSince;
+  delete sum.endedAt;
+  if (waitingSince) sum.waitingSince = waitingSince;
+  if (status.status === 'finished' && sum.lastActivityAt) sum.endedAt = sum.lastActivityAt;
+  s.summary = sum;
 }

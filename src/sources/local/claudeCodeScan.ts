@@ -18,7 +18,10 @@ import type {
   UsageRecord,
 } from './types.ts';
 
-/** Line types in the format notes; anything else is reported once per type. */
+/**
+ * Line types in the format notes plus newer metadata lines seen in real files; anything
+ * else is reported once per type.
+ */
 const KNOWN_TYPES = new Set([
   'user',
   'assistant',
@@ -27,6 +30,13 @@ const KNOWN_TYPES = new Set([
   'file-history-snapshot',
   'queue-operation',
   'progress',
+  'attachment',
+  'custom-title',
+  'ai-title',
+  'agent-name',
+  'last-prompt',
+  'mode',
+  'permission-mode',
 ]);
 
 const TOOL_RESULT_TYPE = Buffer.from('"type":"tool_result"');
@@ -38,8 +48,6 @@ const SNAPSHOT_PREFIX = Buffer.from('{"type":"file-history-snapshot"');
 
 /** stop_reason values that end the assistant's turn. */
 const TURN_END_STOPS = new Set(['end_turn', 'stop_sequence', 'max_tokens', 'refusal']);
-/** Tools whose pending call is a question to the user, not a permission prompt. */
-export const ASK_USER_TOOLS = new Set(['AskUserQuestion', 'ExitPlanMode']);
 /** User texts that are harness bookkeeping, not prompts (slash commands and their output). */
 const COMMAND_PREFIXES = [
   '<command-name>',
@@ -69,6 +77,8 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private version: string | undefined;
   private title: string | undefined;
   private summaryTitle: string | undefined;
+  private customTitle: string | undefined;
+  private aiTitle: string | undefined;
   private firstTimestamp: string | undefined;
   private lastTimestamp: string | undefined;
   private firstMs = NaN;
@@ -84,6 +94,9 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private substantive = false;
   private readonly inner = new Fields();
   private readonly msg = new Fields();
+  private readonly contentRanges: number[] = [];
+  private readonly usageFields = new Fields();
+  private readonly creationFields = new Fields();
   /** Raw bytes of gitBranch and version last decoded (see Fields.changed). */
   private readonly raw: (Buffer | undefined)[] = [undefined, undefined];
   private readonly block = new Fields();
@@ -94,7 +107,13 @@ export class ClaudeCodeScanner extends JsonlScanner {
     this.role = options.role;
     this.sessionId = options.sessionId;
     this.agentId = options.agentId;
-    this.nested = { key: 'message', out: this.msg };
+    // message is skimmed with the line, and its content blocks with it: one walk.
+    this.nested = {
+      key: 'message',
+      out: this.msg,
+      elementsOf: 'content',
+      elements: this.contentRanges,
+    };
   }
 
   /** file-history-snapshot lines are large and carry nothing used here: not even skimmed. */
@@ -121,7 +140,9 @@ export class ClaudeCodeScanner extends JsonlScanner {
         this.lastTimestamp = timestamp;
       }
     }
-    if (type !== 'summary' && type !== 'file-history-snapshot') this.context(f);
+    if (type === 'user' || type === 'assistant' || type === 'system' || type === 'progress') {
+      this.context(f);
+    }
     // In a main file, 1.0.x inline sidechains are a subagent's conversation: their tokens
     // count, but they neither title the session nor decide its status.
     const forStatus = this.role === 'subagent' || !f.bool('isSidechain');
@@ -141,6 +162,17 @@ export class ClaudeCodeScanner extends JsonlScanner {
       case 'summary': {
         const summary = f.str('summary');
         if (summary) this.summaryTitle = cleanTitle(summary) ?? this.summaryTitle;
+        return;
+      }
+      case 'custom-title': {
+        // /rename: the user's own name for the session wins over everything (latest one).
+        const title = f.str('customTitle');
+        if (title) this.customTitle = cleanTitle(title) ?? this.customTitle;
+        return;
+      }
+      case 'ai-title': {
+        const title = f.str('aiTitle');
+        if (title) this.aiTitle = cleanTitle(title) ?? this.aiTitle;
         return;
       }
       default:
@@ -197,7 +229,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
     }
     const model = m.str('model');
     const apiError = f.bool('isApiErrorMessage') || model === SYNTHETIC;
-    this.record(this.usage, m.str('id'), f.str('requestId'), model, m.parse('usage'), ms, line);
+    this.record(this.usage, m.str('id'), f.str('requestId'), model, this.skimUsage(m), ms, line);
     if (!apiError) this.substantive = true;
     if (!forStatus) return;
     const blocks = this.blocks(m);
@@ -226,9 +258,15 @@ export class ClaudeCodeScanner extends JsonlScanner {
     const out: { type?: string; name?: string; text?: string }[] = [];
     const r = m.range('content');
     if (!r) return out;
+    // Plain string content (older writers): one text block.
+    if (this.buf[r[0]] === 0x22) return [{ type: 'text', text: m.str('content') ?? '' }];
     const b = this.block;
-    const ranges: number[] = [];
-    forEachElement(this.buf, r[0], r[1], (s, e) => ranges.push(s, e));
+    // Collected during the line's skim (Nested.elements) unless content was not an array.
+    let ranges = this.contentRanges;
+    if (ranges.length === 0 && this.buf[r[0]] === 0x5b) {
+      ranges = [];
+      forEachElement(this.buf, r[0], r[1], (s, e) => ranges.push(s, e));
+    }
     for (let i = 0; i < ranges.length; i += 2) {
       const s = ranges[i]!;
       const e = ranges[i + 1]!;
@@ -246,6 +284,29 @@ export class ClaudeCodeScanner extends JsonlScanner {
       } else out.push(type ? { type } : {});
     }
     return out;
+  }
+
+  /** The usage object of a skimmed message, read without JSON.parse (numbers only). */
+  private skimUsage(m: Fields): Json | undefined {
+    const r = m.range('usage');
+    const u = this.usageFields;
+    if (!r || this.buf[r[0]] !== 0x7b || !skimObject(this.buf, r[0], r[1], u)) {
+      return m.parse('usage') as Json | undefined;
+    }
+    const usage: Json = {
+      input_tokens: u.num('input_tokens'),
+      output_tokens: u.num('output_tokens'),
+      cache_read_input_tokens: u.num('cache_read_input_tokens'),
+      cache_creation_input_tokens: u.num('cache_creation_input_tokens'),
+    };
+    // A malformed number: let JSON.parse throw, so the line is reported.
+    if (Object.values(usage).some((v) => Number.isNaN(v))) return m.parse('usage') as Json;
+    const c = u.range('cache_creation');
+    const cf = this.creationFields;
+    if (c && this.buf[c[0]] === 0x7b && skimObject(this.buf, c[0], c[1], cf)) {
+      usage.cache_creation = { ephemeral_1h_input_tokens: cf.num('ephemeral_1h_input_tokens') };
+    }
+    return usage;
   }
 
   /** Adds one line's usage to `map` with the per-field maximum per response key. */
@@ -455,8 +516,11 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (mainModel) s.mainModel = mainModel;
     if (this.firstTimestamp) s.firstTimestamp = this.firstTimestamp;
     if (this.lastTimestamp) s.lastTimestamp = this.lastTimestamp;
-    if (this.title) s.title = this.title;
-    if (this.summaryTitle) s.summaryTitle = this.summaryTitle;
+    // Label order: /rename title, first prompt, then generated titles.
+    const title = this.customTitle ?? this.title;
+    if (title) s.title = title;
+    const fallback = this.aiTitle ?? this.summaryTitle;
+    if (fallback) s.summaryTitle = fallback;
     return s;
   }
 }

@@ -59,6 +59,8 @@ export class CodexScanner extends JsonlScanner {
   private readonly usage = new Map<string, UsageRecord>();
   private prevTotal: Totals | undefined;
   private sawTokenCount = false;
+  /** Pre-Sept-2025 format (no envelope): no token counts to expect. */
+  private legacy = false;
   private lastTokenPayload: Buffer | undefined;
   /** Calls without output: call_id → name and whether it asks for escalation. */
   private readonly pendingCalls = new Map<string, { name: string; escalation: boolean }>();
@@ -127,6 +129,7 @@ export class CodexScanner extends JsonlScanner {
 
   /** Legacy lines: the header, `record_type` markers, and bare response items. */
   private legacyEntry(f: Fields, line: number): void {
+    this.legacy = true;
     if (f.has('record_type')) return;
     if (!f.has('type') && f.has('id')) {
       this.sessionId ??= f.str('id');
@@ -367,7 +370,7 @@ export class CodexScanner extends JsonlScanner {
       subagents: [],
       last: { ...this.last },
       substantive: this.substantive,
-      noTokenInfo: !this.sawTokenCount,
+      noTokenInfo: this.legacy && !this.sawTokenCount,
       problems: this.problems(),
       lines: this.lines,
       bytes: this.bytes,

@@ -70,35 +70,24 @@ export class Fields {
     this.ok = false;
   }
 
-  /** Called by skimObject. A duplicate key: the last one wins, as in JSON.parse. */
+  /** Called by skimObject. */
   add(keyStart: number, keyEnd: number, start: number, end: number): void {
-    const dup = this.find(this.buf, keyStart, keyEnd);
-    const i = dup >= 0 ? dup : this.size++;
+    const i = this.size++ * 4;
     const at = this.at;
-    at[i * 4] = keyStart;
-    at[i * 4 + 1] = keyEnd;
-    at[i * 4 + 2] = start;
-    at[i * 4 + 3] = end;
+    at[i] = keyStart;
+    at[i + 1] = keyEnd;
+    at[i + 2] = start;
+    at[i + 3] = end;
   }
 
-  /** Field index of the key spelled by buf[ks, ke), or -1. */
-  private find(buf: Buffer, ks: number, ke: number): number {
-    const n = ke - ks;
-    for (let i = 0; i < this.size; i++) {
-      const s = this.at[i * 4]!;
-      if (this.at[i * 4 + 1]! - s !== n) continue;
-      let j = 0;
-      while (j < n && this.buf[s + j] === buf[ks + j]) j++;
-      if (j === n) return i;
-    }
-    return -1;
-  }
-
-  /** Field index of `key` (compared byte by byte with the raw key), or -1. */
+  /**
+   * Field index of `key` (compared byte by byte with the raw key), or -1. Searched from
+   * the end: of duplicate keys the last one wins, as in JSON.parse.
+   */
   private index(key: string): number {
     const n = key.length;
     const buf = this.buf;
-    for (let i = 0; i < this.size; i++) {
+    for (let i = this.size - 1; i >= 0; i--) {
       const s = this.at[i * 4]!;
       if (this.at[i * 4 + 1]! - s !== n) continue;
       let j = 0;
@@ -150,6 +139,27 @@ export class Fields {
     }
     memo[slot] = Buffer.from(this.buf.subarray(s, s + n));
     return true;
+  }
+
+  /**
+   * The value as a number: plain non-negative integers (token counts) are read from the
+   * bytes, other numbers through Number(). Undefined when it is not a number (null, a
+   * string…); NaN when it looks like one but is malformed (the caller reports it).
+   */
+  num(key: string): number | undefined {
+    const i = this.index(key);
+    if (i < 0) return undefined;
+    const s = this.at[i * 4 + 2]!;
+    const e = this.at[i * 4 + 3]!;
+    const first = this.buf[s]!;
+    if (first !== 0x2d && (first < 0x30 || first > 0x39)) return undefined;
+    let n = 0;
+    for (let j = s; j < e; j++) {
+      const d = this.buf[j]! - 0x30;
+      if (d < 0 || d > 9) return Number(this.buf.toString('latin1', s, e));
+      n = n * 10 + d;
+    }
+    return n;
   }
 
   /** JSON.parse of the value (throws SyntaxError on bad JSON). */
@@ -244,6 +254,9 @@ export interface Nested {
   key: string;
   out: Fields;
   nested?: Nested;
+  /** An array field of `out` whose element ranges are collected (start, end pairs). */
+  elementsOf?: string;
+  elements?: number[];
 }
 
 const STOPPED = -2;
@@ -263,7 +276,10 @@ export function skimObject(
   until?: string,
   nested?: Nested,
 ): boolean {
-  for (let n = nested; n; n = n.nested) n.out.reset(buf, 0, 0);
+  for (let n = nested; n; n = n.nested) {
+    n.out.reset(buf, 0, 0);
+    if (n.elements) n.elements.length = 0;
+  }
   const e = skimAt(buf, start, end, out, until, nested);
   if (e === STOPPED) return true;
   return e >= 0 && skipWs(buf, e, end) === end;
@@ -277,6 +293,7 @@ function skimAt(
   out: Fields,
   until: string | undefined,
   nested: Nested | undefined,
+  self?: Nested,
 ): number {
   out.reset(buf, start, end);
   let i = skipWs(buf, start, end);
@@ -294,7 +311,14 @@ function skimAt(
     i = skipWs(buf, i + 1, end);
     let ve: number;
     if (nested && buf[i] === OPEN_BRACE && keyIs(buf, keyStart, keyEnd - 1, nested.key)) {
-      ve = skimAt(buf, i, end, nested.out, undefined, nested.nested);
+      ve = skimAt(buf, i, end, nested.out, undefined, nested.nested, nested);
+    } else if (
+      self?.elements &&
+      buf[i] === OPEN_BRACKET &&
+      keyIs(buf, keyStart, keyEnd - 1, self.elementsOf!)
+    ) {
+      const collected = self.elements;
+      ve = arrayEnd(buf, i, end, (s, e) => collected.push(s, e));
     } else ve = valueEnd(buf, i, end);
     if (ve < 0) return -1;
     out.add(keyStart, keyEnd - 1, i, ve);
@@ -321,6 +345,30 @@ function keyIs(buf: Buffer, ks: number, ke: number, key: string): boolean {
   return true;
 }
 
+/** Index just past the array at `start`, calling `each` per element; -1 when malformed. */
+function arrayEnd(
+  buf: Buffer,
+  start: number,
+  end: number,
+  each: (start: number, end: number) => void,
+): number {
+  let i = skipWs(buf, start, end);
+  if (buf[i] !== OPEN_BRACKET) return -1;
+  i = skipWs(buf, i + 1, end);
+  if (buf[i] === CLOSE_BRACKET) return i + 1;
+  for (;;) {
+    const ve = valueEnd(buf, i, end);
+    if (ve < 0) return -1;
+    each(i, ve);
+    i = skipWs(buf, ve, end);
+    if (buf[i] === COMMA) {
+      i = skipWs(buf, i + 1, end);
+      continue;
+    }
+    return buf[i] === CLOSE_BRACKET ? i + 1 : -1;
+  }
+}
+
 /**
  * Calls `each` with the range of every element of the array spanning [start, end).
  * Returns false when the bytes are not an array.
@@ -331,21 +379,8 @@ export function forEachElement(
   end: number,
   each: (start: number, end: number) => void,
 ): boolean {
-  let i = skipWs(buf, start, end);
-  if (buf[i] !== OPEN_BRACKET) return false;
-  i = skipWs(buf, i + 1, end);
-  if (buf[i] === CLOSE_BRACKET) return true;
-  for (;;) {
-    const ve = valueEnd(buf, i, end);
-    if (ve < 0) return false;
-    each(i, ve);
-    i = skipWs(buf, ve, end);
-    if (buf[i] === COMMA) {
-      i = skipWs(buf, i + 1, end);
-      continue;
-    }
-    return buf[i] === CLOSE_BRACKET;
-  }
+  const e = arrayEnd(buf, start, end, each);
+  return e >= 0 && skipWs(buf, e, end) === end;
 }
 
 /**

@@ -3,18 +3,14 @@
  * metadata and the aggregation, run one refresh at a time (a scanner must never be fed by
  * two reads at once). Shared by LocalSource and scanUsage().
  */
-import { aggregate, sortSessions, type LocalSession } from './aggregate.ts';
+import { aggregate, setStatus, sortSessions, type LocalSession } from './aggregate.ts';
 import {
   discoverLocalFiles,
   type DiscoveredFile,
   type LocalRootsOptions,
   type RootReport,
 } from './discovery.ts';
-import {
-  DEFAULT_STATUS_THRESHOLDS,
-  deriveLocalStatus,
-  type StatusThresholds,
-} from './localStatus.ts';
+import { DEFAULT_STATUS_THRESHOLDS, type StatusThresholds } from './localStatus.ts';
 import { Pricing, type PriceTable } from './pricing.ts';
 import { ScanCache, type SubagentMeta } from './scanCache.ts';
 import type { FileSummary, LocalProblem } from './types.ts';
@@ -68,22 +64,24 @@ export class LocalIndex {
 
   /**
    * Rescans (reading only what changed). Concurrent calls share one run; a snapshot
-   * younger than `maxAgeMs` is returned as is.
+   * younger than `maxAgeMs` is returned as is. `signal` abandons this caller's wait, not
+   * the shared run (another caller may still want it; a run is cheap to finish).
    */
   refresh(options: { signal?: AbortSignal; maxAgeMs?: number } = {}): Promise<LocalSnapshot> {
     const { signal, maxAgeMs = 0 } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.last && maxAgeMs > 0 && this.now() - this.last.scannedAt < maxAgeMs) {
       return Promise.resolve(this.last);
     }
-    this.running ??= this.run(signal).finally(() => {
+    this.running ??= this.run().finally(() => {
       this.running = undefined;
     });
-    return this.running;
+    return signal ? abortable(this.running, signal) : this.running;
   }
 
-  private async run(signal: AbortSignal | undefined): Promise<LocalSnapshot> {
-    const discovery = await discoverLocalFiles(this.options, signal);
-    const summaries = await this.cache.scanAll(discovery.files, signal);
+  private async run(): Promise<LocalSnapshot> {
+    const discovery = await discoverLocalFiles(this.options);
+    const summaries = await this.cache.scanAll(discovery.files);
     const metas = new Map<string, SubagentMeta>();
     const problems: LocalProblem[] = [...discovery.problems];
     for (const f of discovery.files) {
@@ -124,18 +122,25 @@ export class LocalIndex {
 
   /** Nothing was written: only the clock moved, so only statuses can change. */
   private restatus(sessions: LocalSession[], now: number): LocalSession[] {
-    for (const s of sessions) {
-      const status = deriveLocalStatus(
-        { harness: s.harness, role: s.role, facts: s.file.last, lastWriteMs: s.lastWriteMs, now },
-        this.thresholds,
-      );
-      const { waitingSince, ...derivation } = status;
-      s.summary = { ...s.summary, status: derivation };
-      if (waitingSince) s.summary.waitingSince = waitingSince;
-      else delete s.summary.waitingSince;
-      if (status.status === 'finished') s.summary.endedAt = s.summary.lastActivityAt;
-      else delete s.summary.endedAt;
-    }
+    for (const s of sessions) setStatus(s, now, this.thresholds);
     return sortSessions(sessions);
   }
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as it aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }

@@ -3,9 +3,11 @@
  * recently its files were written. The rules, row by row, are the table in
  * docs/local-status.md; every row is a unit test in test/unit/local/localStatus.test.ts.
  */
-import type { StatusDerivation } from '../../domain/derivedStatus.ts';
+import type { FinishOutcome, StatusDerivation } from '../../domain/derivedStatus.ts';
 import type { Harness, LastEntryFacts } from './types.ts';
-import { ASK_USER_TOOLS } from './claudeCodeScan.ts';
+
+/** Claude Code tools whose pending call is a question to the user, not a permission prompt. */
+export const ASK_USER_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'ExitPlanMode']);
 
 export interface StatusThresholds {
   /** Written within this long: the agent is working ("being written"). */
@@ -29,6 +31,8 @@ export interface LocalStatusInput {
   /** Latest write (mtime, ms) of the session's files, subagent files included. */
   lastWriteMs: number;
   now: number;
+  /** Codex: the rollout was moved to archived_sessions/ by the user. */
+  archived?: boolean;
 }
 
 export interface LocalStatus extends StatusDerivation {
@@ -44,10 +48,12 @@ export function deriveLocalStatus(
   const age = Math.max(0, input.now - input.lastWriteMs);
   const recent = age < thresholds.activeMs;
   const since = facts.timestamp ?? new Date(input.lastWriteMs).toISOString();
-  const waiting = (raw: string): LocalStatus =>
+  // An unanswered question ends the session as it stood; an unanswered permission
+  // prompt means the work it was asking for never happened.
+  const waiting = (raw: string, after: FinishOutcome = 'interrupted'): LocalStatus =>
     age < thresholds.waitingMaxMs
       ? { status: 'waiting', raw, waitingSince: since }
-      : { status: 'finished', outcome: 'interrupted', raw };
+      : { status: 'finished', outcome: after, raw };
   // Quiet mid-turn: idle for a while, then given up as interrupted.
   const stalled = (raw: string): LocalStatus =>
     recent
@@ -56,6 +62,10 @@ export function deriveLocalStatus(
         ? { status: 'idle', raw }
         : { status: 'finished', outcome: 'interrupted', raw };
 
+  // Archived by the user: over, whatever the last entry says (errors stay errors).
+  if (input.archived && facts.kind !== 'api-error') {
+    return { status: 'finished', outcome: 'completed', raw: 'archived' };
+  }
   let kind = facts.kind;
   // Parallel calls: a result came back but another call still waits.
   if (kind === 'tool-result' && facts.pendingTools.length > 0) kind = 'tool-call';
@@ -73,10 +83,12 @@ export function deriveLocalStatus(
     case 'approval':
       return waiting(`approval: ${facts.detail ?? 'requested'}`);
     case 'tool-call': {
-      if (recent) return { status: 'active', raw: 'tool-call' };
       const tools = facts.pendingTools.join(', ') || facts.detail || 'tool';
-      if (facts.pendingTools.some((t) => ASK_USER_TOOLS.has(t)))
+      // The question is on screen as soon as the call is written.
+      if (facts.pendingTools.some((t) => ASK_USER_TOOLS.has(t))) {
         return waiting(`question: ${tools}`);
+      }
+      if (recent) return { status: 'active', raw: 'tool-call' };
       if (harness === 'claude-code') return waiting(`permission: ${tools}`);
       // Codex asks only for escalated calls (or every command under `untrusted`).
       if (facts.escalation || facts.approvalPolicy === 'untrusted') {
@@ -88,7 +100,7 @@ export function deriveLocalStatus(
       if (facts.isError && !recent) return { status: 'error', raw: 'tool-error' };
       return stalled('tool-result');
     case 'turn-end':
-      if (facts.asksUser && role === 'session') return waiting('question');
+      if (facts.asksUser && role === 'session') return waiting('question', 'completed');
       return age < thresholds.idleMs
         ? { status: 'idle', raw: 'turn-ended' }
         : { status: 'finished', outcome: 'completed', raw: 'turn-ended' };

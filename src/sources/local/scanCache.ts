@@ -22,6 +22,8 @@ export interface ScanStats {
   appendScans: number;
   /** Files whose cached result was reused without reading. */
   reused: number;
+  /** Bytes re-read to check that a grown file still starts as before (not in bytesRead). */
+  checkBytes: number;
 }
 
 /** A subagent's optional `agent-<agentId>.meta.json`. */
@@ -42,20 +44,31 @@ interface Entry {
   summary: FileSummary;
   /** An open or read failure: the file is retried on the next refresh. */
   failed: boolean;
+  /** The last bytes read (up to TAIL_BYTES): an append must leave them unchanged. */
+  tail: Buffer;
 }
 
 const CHUNK_BYTES = 1 << 20;
+/** Bytes compared before reading an append (a file rewritten in place fails the check). */
+const TAIL_BYTES = 64;
 /** Files read at once: overlaps I/O with parsing without flooding a small machine. */
 const CONCURRENCY = 3;
 
 export class ScanCache {
-  readonly stats: ScanStats = { bytesRead: 0, fullScans: 0, appendScans: 0, reused: 0 };
+  readonly stats: ScanStats = {
+    bytesRead: 0,
+    fullScans: 0,
+    appendScans: 0,
+    reused: 0,
+    checkBytes: 0,
+  };
   private readonly entries = new Map<string, Entry>();
   private readonly metas = new Map<
     string,
     { size: number; mtimeMs: number; meta?: SubagentMeta; problem?: LocalProblem }
   >();
   private readonly buffers: Buffer[] = [];
+  private readonly inflight = new Map<string, Promise<FileSummary>>();
 
   /** Summaries of `files`, in order. Never throws for I/O: failures become problems. */
   async scanAll(files: readonly DiscoveredFile[], signal?: AbortSignal): Promise<FileSummary[]> {
@@ -71,8 +84,26 @@ export class ScanCache {
     return summaries;
   }
 
-  /** One file's summary, reading only what changed since the last call. */
+  /**
+   * One file's summary, reading only what changed since the last call. Calls for a file
+   * already being read wait for that read (a scanner is never fed by two reads at once).
+   */
   async scan(file: DiscoveredFile): Promise<FileSummary> {
+    const running = this.inflight.get(file.path);
+    if (running) {
+      await running.catch(() => undefined);
+      return this.scan(file);
+    }
+    const promise = this.scanOnce(file);
+    this.inflight.set(file.path, promise);
+    try {
+      return await promise;
+    } finally {
+      this.inflight.delete(file.path);
+    }
+  }
+
+  private async scanOnce(file: DiscoveredFile): Promise<FileSummary> {
     const cached = this.entries.get(file.path);
     if (
       cached &&
@@ -85,56 +116,82 @@ export class ScanCache {
       this.stats.reused++;
       return cached.summary;
     }
-    const append =
-      cached !== undefined &&
-      !cached.failed &&
-      cached.ino === file.ino &&
-      cached.dev === file.dev &&
-      file.size > cached.size;
-    const scanner = append ? cached.scanner : newScanner(file);
-    const from = append ? cached.size : 0;
-    if (append) this.stats.appendScans++;
-    else this.stats.fullScans++;
-    const entry: Entry = {
-      scanner,
-      size: from,
-      mtimeMs: file.mtimeMs,
-      ino: file.ino,
-      dev: file.dev,
-      summary: cached?.summary ?? scanner.summary(),
-      failed: false,
-    };
-    this.entries.set(file.path, entry);
     let handle: FileHandle | undefined;
+    let entry: Entry | undefined;
     try {
       handle = await open(file.path, 'r');
-      entry.size = await this.readFrom(handle, scanner, from);
+      const append =
+        cached !== undefined &&
+        !cached.failed &&
+        cached.ino === file.ino &&
+        cached.dev === file.dev &&
+        file.size > cached.size &&
+        (await this.sameTail(handle, cached));
+      const scanner = append ? cached.scanner : newScanner(file);
+      const from = append ? cached.size : 0;
+      if (append) this.stats.appendScans++;
+      else this.stats.fullScans++;
+      entry = {
+        scanner,
+        size: from,
+        mtimeMs: file.mtimeMs,
+        ino: file.ino,
+        dev: file.dev,
+        summary: cached?.summary ?? scanner.summary(),
+        failed: false,
+        tail: append ? cached.tail : Buffer.alloc(0),
+      };
+      this.entries.set(file.path, entry);
+      entry.size = await this.readFrom(handle, scanner, from, entry);
       // The state after the read: a write racing the read shows up as growth next time.
       const after = await handle.stat();
       entry.mtimeMs = after.size === entry.size ? after.mtimeMs : file.mtimeMs;
       scanner.finish();
       entry.summary = scanner.summary();
+      return entry.summary;
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
-      entry.failed = true;
       const summary = newScanner(file).summary();
       summary.problems.push({
         kind: 'unreadable',
         path: file.path,
         message: `${file.path} could not be read: ${e.code ?? e.message}`,
       });
-      entry.summary = summary;
+      this.entries.set(file.path, {
+        ...(entry ?? { scanner: newScanner(file), tail: Buffer.alloc(0) }),
+        size: 0,
+        mtimeMs: file.mtimeMs,
+        ino: file.ino,
+        dev: file.dev,
+        summary,
+        failed: true,
+      });
+      return summary;
     } finally {
       await handle?.close().catch(() => undefined);
     }
-    return entry.summary;
+  }
+
+  /** Whether the bytes before the cached end are still the ones read last time. */
+  private async sameTail(handle: FileHandle, cached: Entry): Promise<boolean> {
+    const n = cached.tail.length;
+    if (n === 0) return cached.size === 0;
+    const buf = Buffer.allocUnsafe(n);
+    const { bytesRead } = await handle.read(buf, 0, n, cached.size - n);
+    this.stats.checkBytes += bytesRead;
+    return bytesRead === n && buf.equals(cached.tail);
   }
 
   /**
    * Feeds the scanner from `offset` to the end of the file; returns the new end. Two
    * buffers: the next chunk is being read while the current one is parsed.
    */
-  private async readFrom(handle: FileHandle, scanner: Scanner, offset: number): Promise<number> {
+  private async readFrom(
+    handle: FileHandle,
+    scanner: Scanner,
+    offset: number,
+    entry: Entry,
+  ): Promise<number> {
     const a = this.buffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
     const b = this.buffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
     let position = offset;
@@ -150,7 +207,9 @@ export class ScanCache {
         // Only read ahead after a full chunk: a short read means the end is here.
         if (bytesRead === current.length) reading = handle.read(spare, 0, spare.length, position);
         else reading = Promise.resolve({ bytesRead: 0, buffer: spare });
-        scanner.feed(bytesRead === current.length ? current : current.subarray(0, bytesRead));
+        const chunk = bytesRead === current.length ? current : current.subarray(0, bytesRead);
+        scanner.feed(chunk);
+        entry.tail = lastBytes(entry.tail, chunk);
         [current, spare] = [spare, current];
       }
     } finally {
@@ -194,6 +253,13 @@ export class ScanCache {
     this.entries.clear();
     this.metas.clear();
   }
+}
+
+/** The last TAIL_BYTES of `previous` followed by `chunk` (a copy). */
+function lastBytes(previous: Buffer, chunk: Buffer): Buffer {
+  if (chunk.length >= TAIL_BYTES) return Buffer.from(chunk.subarray(chunk.length - TAIL_BYTES));
+  const joined = Buffer.concat([previous, chunk]);
+  return joined.subarray(Math.max(0, joined.length - TAIL_BYTES));
 }
 
 function newScanner(file: DiscoveredFile): Scanner {

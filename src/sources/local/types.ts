@@ -100,9 +100,12 @@ export interface FileSummary {
   lastTimestamp?: string;
   firstMs: number;
   lastMs: number;
-  /** First real user prompt, whitespace collapsed, at most TITLE_MAX characters. */
+  /**
+   * Claude Code `/rename` title, else the first real user prompt (whitespace collapsed,
+   * at most TITLE_MAX characters).
+   */
   title?: string;
-  /** Claude Code `summary` line (a fallback title). */
+  /** Claude Code `ai-title` or `summary` line (a fallback title). */
   summaryTitle?: string;
   /**
    * Claude Code: this file's own responses by `message.id:requestId` (max per field).
@@ -115,7 +118,7 @@ export interface FileSummary {
   last: LastEntryFacts;
   /** Has at least one user prompt or model response (the `substantive` filter). */
   substantive: boolean;
-  /** The file carries no token accounting at all (Codex legacy). */
+  /** The format carries no token accounting at all (Codex legacy): tokens are unknown. */
   noTokenInfo: boolean;
   problems: LocalProblem[];
   lines: number;

@@ -233,6 +233,11 @@ export class McpSource implements SessionSource, SessionCompletion, ManualTasks 
     }
   }
 
+  /** Whether the server lists this tool (tools/list is asked once per connection). */
+  async hasTool(name: string, signal?: AbortSignal): Promise<boolean> {
+    return (await this.tools(signal)).has(name);
+  }
+
   async canComplete(signal?: AbortSignal): Promise<boolean> {
     return (await this.tools(signal)).has('session_complete');
   }

@@ -35,3 +35,8 @@ export const agentList = z.looseObject({
   agents: z.array(agentRecord),
   metadata: z.looseObject({ page_key: z.string().nullish() }).nullish(),
 });
+
+export const eventList = z.looseObject({
+  events: z.array(z.unknown()),
+  metadata: z.looseObject({ page_key: z.string().nullish() }).nullish(),
+});

@@ -11,6 +11,7 @@ import type {
 } from '../sessionSource.ts';
 import {
   agentList,
+  eventList,
   agentRecord,
   agentSession,
   outstandingCalls,
@@ -121,6 +122,26 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
       invalidRows,
       next: cursor.agent < agents.length ? JSON.stringify(cursor) : undefined,
     };
+  }
+
+  /** Every event of a session (hidden ones included), paged with page_key; bounded. */
+  async listEvents(sessionId: string, signal?: AbortSignal): Promise<unknown[]> {
+    const [agent, key] = splitSessionId(sessionId);
+    const events: unknown[] = [];
+    let pageKey: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const query = new URLSearchParams({ limit: '100', include_hidden: 'true' });
+      if (pageKey) query.set('page_key', pageKey);
+      const body = await this.getJson(
+        `/v2/agents/${encodeURIComponent(agent)}/sessions/${encodeURIComponent(key)}/events?${query}`,
+        eventList,
+        signal,
+      );
+      events.push(...body.events);
+      pageKey = body.metadata?.page_key ?? undefined;
+      if (!pageKey || body.events.length === 0) break;
+    }
+    return events;
   }
 
   /** POST …/events {type: "interrupt"}; an idle session answers 400 "Nothing to interrupt". */

@@ -167,3 +167,24 @@ export function orphanResultEntry(
   delete entry.resultSource;
   return entry;
 }
+
+/** A copy of a full entry with its text parts cut to `max` (for in-memory sources). */
+export function capEntry(entry: TranscriptEntry, max: number): TranscriptEntry {
+  const copy = { ...entry };
+  if (entry.truncatedParts) copy.truncatedParts = [...entry.truncatedParts];
+  if (entry.fullLength) copy.fullLength = { ...entry.fullLength };
+  switch (copy.kind) {
+    case 'tool-call':
+      copy.input = clip(copy, 'input', copy.input, max);
+      if (copy.output !== undefined) copy.output = clip(copy, 'output', copy.output, max);
+      break;
+    case 'unknown':
+      copy.raw = clip(copy, 'text', copy.raw, max);
+      break;
+    case 'error':
+      break;
+    default:
+      copy.text = clip(copy, 'text', copy.text, max);
+  }
+  return copy;
+}

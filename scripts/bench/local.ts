@@ -1,0 +1,151 @@
+/**
+ * Local transcript figures on a ~200 MB mixed corpus (Claude Code incl. three very large
+ * sessions, subagents and quirks; Codex current and legacy): cold scan time, throughput
+ * and peak RSS growth, and a warm refresh after 1 MB was appended to one file. The corpus
+ * is written once to os.tmpdir() and reused while CORPUS_VERSION is unchanged.
+ *
+ * "Cold" means a fresh scan cache (nothing known about any file); the files themselves
+ * are in the OS page cache, as they are after the first scan on a real machine. The first
+ * cold scan of the process also pays for JIT warm-up; the figure is the median of three.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFile, rm, stat, truncate } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { generateClaudeCodeTranscript } from '../../src/demo/transcripts/index.ts';
+import { LocalIndex } from '../../src/sources/local/localIndex.ts';
+import { buildUsageReport } from '../../src/sources/local/usageReport.ts';
+import { writeLocalCorpus, type LocalCorpus } from '../../test/support/localCorpus.ts';
+
+/** Bump when the corpus options or the generators change. */
+const CORPUS_VERSION = 'v2';
+const MB = 1_048_576;
+
+interface Row {
+  name: string;
+  value: number;
+  unit: string;
+}
+
+async function corpus(): Promise<LocalCorpus> {
+  const dir = path.join(os.tmpdir(), `agent-session-inspector-bench-local-${CORPUS_VERSION}`);
+  const marker = path.join(dir, 'corpus.json');
+  if (existsSync(marker)) return JSON.parse(readFileSync(marker, 'utf8')) as LocalCorpus;
+  await rm(dir, { recursive: true, force: true });
+  const written = await writeLocalCorpus(dir, {
+    seed: 2026,
+    claudeSessions: 110,
+    claudeTurns: 12,
+    codexSessions: 60,
+    codexTurns: 25,
+    largeClaudeBytes: [56 * MB, 44 * MB, 36 * MB],
+  });
+  writeFileSync(marker, JSON.stringify(written));
+  return written;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** Peak RSS above the starting point while `fn` runs (sampled every 2 ms). */
+async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ result: T; peakMb: number }> {
+  const start = process.memoryUsage.rss();
+  let peak = start;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 2);
+  try {
+    const result = await fn();
+    peak = Math.max(peak, process.memoryUsage.rss());
+    return { result, peakMb: (peak - start) / MB };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** About `bytes` of valid Claude Code lines (fresh message ids) for the append test. */
+function appendLines(bytes: number, round: number): string {
+  let text = '';
+  for (let seed = 0; text.length < bytes; seed++) {
+    const t = generateClaudeCodeTranscript({
+      seed: 50_000 + round * 1000 + seed,
+      sessionId: 'bench-append',
+      cwd: '/home/dev/orbit-api',
+      model: 'claude-sonnet-4-5-20250929',
+      startedAt: '2026-06-10T00:00:00.000Z',
+      turns: 6,
+    });
+    text += t.main;
+  }
+  // Whole lines only, cut to about the size asked for.
+  return text.slice(0, text.lastIndexOf('\n', bytes) + 1);
+}
+
+export async function benchLocal(): Promise<Row[]> {
+  const c = await corpus();
+  const options = { claudeConfigDirs: [c.claudeDir], codexHome: c.codexDir };
+  const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+  const cold: number[] = [];
+  let peakMb = 0;
+  let index: LocalIndex | undefined;
+  for (let i = 0; i < 3; i++) {
+    global.gc?.();
+    index = new LocalIndex(options);
+    const started = performance.now();
+    const { peakMb: peak } = await withPeakRss(() => index!.refresh());
+    cold.push(performance.now() - started);
+    peakMb = Math.max(peakMb, peak);
+  }
+  const snapshot = index!.snapshot!;
+  const totals = buildUsageReport(snapshot, index!.pricing).totals;
+  const matches =
+    totals.outputTokens === c.expected.total.output &&
+    totals.inputTokens === c.expected.total.input &&
+    totals.cacheReadTokens === c.expected.total.cacheRead &&
+    totals.responses === c.expected.total.responses;
+  const coldMs = median(cold);
+
+  // Warm: append ~1 MB to one large file, refresh; five rounds, then restore the file.
+  const target = c.files
+    .filter((f) => f.harness === 'claude-code' && f.role === 'session')
+    .sort((a, b) => b.bytes - a.bytes)[0]!;
+  const original = (await stat(target.path)).size;
+  const warm: number[] = [];
+  let appendedRead = 0;
+  try {
+    for (let r = 0; r < 5; r++) {
+      const lines = appendLines(MB, r);
+      await appendFile(target.path, lines);
+      const readBefore = index!.cache.stats.bytesRead;
+      const started = performance.now();
+      await index!.refresh();
+      warm.push(performance.now() - started);
+      appendedRead = index!.cache.stats.bytesRead - readBefore;
+    }
+  } finally {
+    await truncate(target.path, original);
+  }
+
+  return [
+    { name: 'local: corpus size', value: round(c.bytes / MB), unit: 'MB' },
+    { name: 'local: corpus files', value: c.files.length, unit: 'files' },
+    { name: 'local: cold scan (median of 3)', value: round(coldMs, 0), unit: 'ms' },
+    { name: 'local: cold scan, first in process', value: round(cold[0]!, 0), unit: 'ms' },
+    {
+      name: 'local: cold scan throughput',
+      value: round(c.bytes / MB / (coldMs / 1000), 0),
+      unit: 'MB/s',
+    },
+    { name: 'local: peak RSS growth during a cold scan', value: round(peakMb, 0), unit: 'MB' },
+    {
+      name: 'local: warm refresh after a 1 MB append (median of 5)',
+      value: round(median(warm)),
+      unit: 'ms',
+    },
+    { name: 'local: bytes read by that refresh', value: round(appendedRead / MB, 2), unit: 'MB' },
+    { name: 'local: totals equal the reference computation', value: matches ? 1 : 0, unit: 'bool' },
+  ];
+}

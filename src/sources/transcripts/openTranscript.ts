@@ -1,0 +1,103 @@
+import type { SessionSummary } from '../../domain/session.ts';
+import { MemoryTranscript } from '../../domain/transcript/memoryTranscript.ts';
+import type { TranscriptSource } from '../../domain/transcript/model.ts';
+import { TranscriptDocument, subagentFile } from '../../domain/transcript/transcriptDocument.ts';
+import { LocalSource } from '../local/localSource.ts';
+import type { TranscriptFileView } from '../../shared/protocol.ts';
+import { McpSource } from '../mcp/mcpSource.ts';
+import { AgentsApiSource } from '../rest/agentsApiSource.ts';
+import type { SessionSource } from '../sessionSource.ts';
+import { RemoteTranscripts } from './remoteTranscripts.ts';
+
+/** A session's transcript, opened from wherever its backend keeps it. */
+export interface OpenedTranscript {
+  source: TranscriptSource;
+  files: TranscriptFileView[];
+  fileKey: string;
+  /** The local JSONL file, when there is one ("Open raw", live refresh). */
+  path?: string;
+  close(): Promise<void>;
+}
+
+/** Sources that keep transcripts as local files (the local Claude Code / Codex source). */
+export interface LocalTranscriptFiles {
+  transcriptFiles(sessionId: string): { files: TranscriptFileView[]; path(fileKey: string): string | undefined };
+}
+
+function hasLocalFiles(source: object): source is LocalTranscriptFiles {
+  return typeof (source as Partial<LocalTranscriptFiles>).transcriptFiles === 'function';
+}
+
+export interface OpenTranscriptRequest {
+  session: SessionSummary;
+  source: SessionSource;
+  /** Where downloaded transcripts are cached (the extension's global storage). */
+  storageDir: string;
+  fileKey: string;
+  signal?: AbortSignal;
+  onProgress?: (progress: { bytesDone: number; bytesTotal?: number }) => void;
+}
+
+const remotes = new Map<string, RemoteTranscripts>();
+
+/**
+ * Reporting servers: signed-URL JSONL files (downloaded, checked, cached by checksum).
+ * Platform servers: describe_session's reasoning events. Agents REST API: the session's
+ * events. Local sources: the file itself. Returns undefined when the backend keeps none.
+ */
+export async function openSessionTranscript(request: OpenTranscriptRequest): Promise<OpenedTranscript | undefined> {
+  const { session, source, fileKey, signal } = request;
+  if (source instanceof LocalSource) {
+    // Local rows are keyed by their file's path; subagent files sit beside it.
+    const main = session.id;
+    const path = fileKey === 'main' ? main : subagentFile(main, fileKey.replace(/^subagent:/, ''));
+    const files: TranscriptFileView[] = [{ fileKey: 'main', label: 'Transcript', availability: 'local', description: main }];
+    if (fileKey !== 'main') files.push({ fileKey, label: fileKey, availability: 'local', description: path });
+    return fromFile(path, files, fileKey);
+  }
+  if (hasLocalFiles(source)) {
+    const local = source.transcriptFiles(session.id);
+    const path = local.path(fileKey);
+    if (!path) return undefined;
+    return fromFile(path, local.files, fileKey);
+  }
+  if (source instanceof McpSource) {
+    if (await source.hasTool('get-agent-session-transcript', signal)) {
+      const key = `${source.config.id}|${request.storageDir}`;
+      let remote = remotes.get(key);
+      if (!remote) {
+        remote = new RemoteTranscripts({ source, storageDir: request.storageDir, connectionId: source.config.id });
+        remotes.set(key, remote);
+      }
+      const listing = await remote.listFiles(session.id, signal);
+      const path = await remote.fetchFile(session.id, fileKey, { signal, onProgress: request.onProgress });
+      return fromFile(path, listing.files, fileKey);
+    }
+    if (await source.hasTool('describe_session', signal)) {
+      const described = await source.callJson('describe_session', { session_id: session.id }, signal);
+      const usage = (await source.hasTool('describe_session_token_usage', signal))
+        ? await source.callJson('describe_session_token_usage', { session_id: session.id }, signal).catch(() => undefined)
+        : undefined;
+      return fromMemory(MemoryTranscript.fromItential(described, usage), 'Reasoning events');
+    }
+    return undefined;
+  }
+  if (source instanceof AgentsApiSource) {
+    return fromMemory(MemoryTranscript.fromRestEvents(await source.listEvents(session.id, signal)), 'Events');
+  }
+  return undefined;
+}
+
+async function fromFile(path: string, files: TranscriptFileView[], fileKey: string): Promise<OpenedTranscript> {
+  const document = await TranscriptDocument.open(path);
+  return { source: document, files, fileKey, path, close: () => document.close() };
+}
+
+function fromMemory(transcript: MemoryTranscript, label: string): OpenedTranscript {
+  return {
+    source: transcript,
+    files: [{ fileKey: 'main', label, availability: 'available', description: '' }],
+    fileKey: 'main',
+    close: async () => undefined,
+  };
+}

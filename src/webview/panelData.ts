@@ -1,0 +1,261 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { SessionSummary } from '../domain/session.ts';
+import type {
+  CommentFilter,
+  CommentView,
+  HostMessage,
+  TranscriptStatus,
+  WebviewMessage,
+} from '../shared/protocol.ts';
+import type { SourceAdapters } from '../sources/sourceFactory.ts';
+import type { OpenedTranscript } from '../sources/transcripts/openTranscript.ts';
+import type { SessionStore } from '../store/sessionStore.ts';
+import type { Logger } from '../util/logger.ts';
+
+type TranscriptMessage = Extract<
+  WebviewMessage,
+  { type: 'getEntries' | 'search' | 'nextError' | 'getFullText' | 'selectFile' | 'retryTranscript' | 'openRaw' | 'openFile' | 'loadComments' | 'revealComment' }
+>;
+
+/**
+ * The data behind one session panel: its transcript (downloaded and indexed on the
+ * host; the webview asks for windows), comments and usage. Nothing is sent to the
+ * webview that it did not ask for, and never a whole file.
+ */
+export class PanelData {
+  private opened: OpenedTranscript | undefined;
+  private fileKey = 'main';
+  private abort = new AbortController();
+  private threads: CommentView[] = [];
+  private anchorsPlaced = false;
+  private readonly deps: {
+    adapters: () => SourceAdapters;
+    store: SessionStore;
+    storageDir: string;
+    post: (message: HostMessage) => void;
+    log: Logger;
+  };
+  private session: SessionSummary;
+
+  constructor(deps: PanelData['deps'], session: SessionSummary) {
+    this.deps = deps;
+    this.session = session;
+  }
+
+  /** Called on `ready` (also after a webview reload): send what the panel needs to start. */
+  async start(session: SessionSummary): Promise<void> {
+    this.session = session;
+    this.postUsage();
+    await Promise.all([this.loadTranscript(this.fileKey), this.loadComments('ALL')]);
+  }
+
+  update(session: SessionSummary): void {
+    this.session = session;
+    this.postUsage();
+  }
+
+  async handle(message: TranscriptMessage): Promise<void> {
+    const source = this.opened?.source;
+    switch (message.type) {
+      case 'selectFile':
+        return this.loadTranscript(message.fileKey);
+      case 'retryTranscript':
+        return this.loadTranscript(this.fileKey);
+      case 'getEntries': {
+        if (!source) return;
+        const window = await source.getWindow(message.start, Math.min(message.count, 500));
+        this.deps.post({ type: 'entries', requestId: message.requestId, start: window.start, entries: window.entries, total: window.total });
+        return;
+      }
+      case 'search': {
+        if (!source) return;
+        const result = await source.search(message.query, { from: message.from, direction: message.direction });
+        this.deps.post({ type: 'searchResult', requestId: message.requestId, result });
+        return;
+      }
+      case 'nextError': {
+        if (!source) return;
+        const index = source.nextError(message.from);
+        const total = source.info().errorCount;
+        this.deps.post({
+          type: 'searchResult',
+          requestId: message.requestId,
+          result: { index, ordinal: index === null ? 0 : 1, total, complete: source.info().complete },
+        });
+        return;
+      }
+      case 'getFullText': {
+        if (!source) return;
+        const text = (await source.fullText(message.index, message.part)) ?? '';
+        this.deps.post({ type: 'fullText', requestId: message.requestId, index: message.index, part: message.part, text });
+        return;
+      }
+      case 'openRaw':
+        return this.openRaw();
+      case 'openFile':
+        return openWorkspaceFile(message.path, message.line);
+      case 'loadComments':
+        return this.loadComments(message.filter);
+      case 'revealComment':
+        return this.revealComment(message.threadId);
+    }
+  }
+
+  dispose(): void {
+    this.abort.abort();
+    void this.opened?.close();
+    this.opened = undefined;
+  }
+
+  private postUsage(): void {
+    this.deps.post({ type: 'usage', view: this.deps.adapters().buildSessionUsage(this.session, []) });
+  }
+
+  private postStatus(status: TranscriptStatus): void {
+    this.deps.post({ type: 'transcriptStatus', fileKey: this.fileKey, files: this.opened?.files ?? [], status });
+  }
+
+  private async loadTranscript(fileKey: string): Promise<void> {
+    this.abort.abort();
+    this.abort = new AbortController();
+    const signal = this.abort.signal;
+    await this.opened?.close();
+    this.opened = undefined;
+    this.fileKey = fileKey;
+    this.anchorsPlaced = false;
+    const source = this.deps.store.source(this.session.connectionId);
+    if (!source) return this.postStatus({ state: 'none', message: vscode.l10n.t('The connection is gone.') });
+    this.postStatus({ state: 'loading', message: vscode.l10n.t('Loading the transcript…') });
+    try {
+      const opened = await this.deps.adapters().openSessionTranscript({
+        session: this.session,
+        source,
+        storageDir: this.deps.storageDir,
+        fileKey,
+        signal,
+        onProgress: (p) =>
+          this.postStatus({
+            state: 'loading',
+            message: vscode.l10n.t('Downloading the transcript…'),
+            bytesDone: p.bytesDone,
+            bytesTotal: p.bytesTotal,
+          }),
+      });
+      if (signal.aborted) {
+        await opened?.close();
+        return;
+      }
+      if (!opened) {
+        return this.postStatus({ state: 'none', message: vscode.l10n.t('This backend keeps no transcript for its sessions.') });
+      }
+      this.opened = opened;
+      this.postReady();
+      // Entry counts grow while a large file is indexed in the background.
+      const doc = opened.source as { whenIndexed?: () => Promise<void> };
+      if (doc.whenIndexed) void doc.whenIndexed().then(() => !signal.aborted && this.postReady(), () => undefined);
+    } catch (error) {
+      if (signal.aborted) return;
+      const adapters = this.deps.adapters();
+      if (adapters.isTranscriptUnavailableError(error)) {
+        return this.postStatus({ state: 'unavailable', message: error.description, canRetry: error.canRetry });
+      }
+      this.deps.log.warn(`transcript of ${this.session.id}: ${(error as Error).message}`);
+      this.postStatus({ state: 'failed', message: (error as Error).message, canRetry: true });
+    }
+  }
+
+  private postReady(): void {
+    const info = this.opened?.source.info();
+    if (!info) return;
+    this.postStatus({
+      state: 'ready',
+      entryCount: info.entryCount,
+      complete: info.complete,
+      errorCount: info.errorCount,
+      format: info.format,
+    });
+  }
+
+  private async loadComments(filter: CommentFilter): Promise<void> {
+    const source = this.deps.store.source(this.session.connectionId);
+    const capabilities = this.deps.store.state(this.session.connectionId)?.capabilities;
+    if (!source || !capabilities?.comments || !('callJson' in source)) {
+      this.deps.post({ type: 'comments', view: { state: 'unsupported', filter, threads: [], total: 0, hasMore: false } });
+      return;
+    }
+    this.deps.post({ type: 'comments', view: { state: 'loading', filter, threads: [], total: 0, hasMore: false } });
+    try {
+      const adapters = this.deps.adapters();
+      const list = await adapters.listSessionComments(
+        source as Parameters<SourceAdapters['listSessionComments']>[0],
+        this.session.id,
+        { filter: filter === 'ALL' ? undefined : filter, signal: this.abort.signal },
+      );
+      this.threads = list.threads;
+      this.anchorsPlaced = false;
+      this.deps.post({ type: 'comments', view: adapters.commentsView(list, filter) });
+    } catch (error) {
+      this.deps.post({
+        type: 'comments',
+        view: { state: 'failed', message: (error as Error).message, filter, threads: [], total: 0, hasMore: false },
+      });
+    }
+  }
+
+  /** Places anchors on first use (a search per comment), then scrolls the transcript. */
+  private async revealComment(threadId: string): Promise<void> {
+    const source = this.opened?.source;
+    if (!source) return;
+    if (!this.anchorsPlaced) {
+      const doc = source as { whenIndexed?: () => Promise<void> };
+      await doc.whenIndexed?.();
+      this.threads = await this.deps.adapters().placeAnchors(this.threads, this.deps.adapters().searchTranscript(source));
+      this.anchorsPlaced = true;
+    }
+    const thread = this.threads.find((t) => t.threadId === threadId || t.id === threadId);
+    if (thread?.entryIndex === undefined) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('The text this comment points at is not in the transcript.'));
+      return;
+    }
+    this.deps.post({ type: 'reveal', index: thread.entryIndex, highlight: thread.anchor?.selectedText });
+  }
+
+  private async openRaw(): Promise<void> {
+    if (!this.opened?.path) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('This transcript has no raw file.'));
+      return;
+    }
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(this.opened.path));
+    await vscode.window.showTextDocument(document, { preview: true });
+    await vscode.commands.executeCommand('workbench.action.files.setActiveEditorReadonlyInSession');
+  }
+}
+
+/** Opens a path from a tool call only when it lies inside an open workspace folder. */
+async function openWorkspaceFile(filePath: string, line?: number): Promise<void> {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  const candidates = path.isAbsolute(filePath)
+    ? [vscode.Uri.file(path.normalize(filePath))]
+    : folders.map((f) => vscode.Uri.joinPath(f.uri, filePath));
+  const inside = candidates.find((uri) =>
+    folders.some((f) => {
+      const relative = path.relative(f.uri.fsPath, uri.fsPath);
+      return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+    }),
+  );
+  if (!inside) {
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('{0} is not inside the open workspace, so it is not opened.', filePath),
+    );
+    return;
+  }
+  try {
+    await vscode.workspace.fs.stat(inside);
+  } catch {
+    void vscode.window.showWarningMessage(vscode.l10n.t('{0} does not exist in this workspace.', filePath));
+    return;
+  }
+  const position = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
+  await vscode.window.showTextDocument(inside, { selection: new vscode.Range(position, position), preview: true });
+}

@@ -1,0 +1,85 @@
+/** The structural skim agrees with JSON.parse on every field, including awkward strings. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { SeededRandom } from '../../../src/demo/random.ts';
+import { Fields, forEachElement, skimObject } from '../../../src/sources/local/jsonSkim.ts';
+
+const AWKWARD = [
+  '',
+  '"',
+  '\\',
+  '\\"',
+  'a\\\\',
+  '}{][',
+  ',:',
+  'ünï©ødé ✓',
+  '\n\t',
+  '\ud83d\ude00',
+  '"}',
+];
+
+function value(rng: SeededRandom, depth: number): unknown {
+  const r = rng.next();
+  if (depth > 2 || r < 0.3) return rng.pick([...AWKWARD, 'plain']) + rng.pick(AWKWARD);
+  if (r < 0.45) return rng.int(-5, 1_000_000);
+  if (r < 0.5) return rng.pick([true, false, null, 1.5e-3]);
+  if (r < 0.75) return Array.from({ length: rng.int(0, 3) }, () => value(rng, depth + 1));
+  const o: Record<string, unknown> = {};
+  for (let i = rng.int(0, 4); i > 0; i--) o[`k${rng.pick(AWKWARD)}${i}`] = value(rng, depth + 1);
+  return o;
+}
+
+describe('skimObject', () => {
+  test('every field of 500 random objects matches JSON.parse (compact and pretty)', () => {
+    const rng = new SeededRandom(3);
+    const f = new Fields();
+    for (let n = 0; n < 500; n++) {
+      const obj: Record<string, unknown> = {};
+      for (let i = rng.int(1, 6); i > 0; i--) obj[`key${i}`] = value(rng, 0);
+      for (const text of [JSON.stringify(obj), JSON.stringify(obj, null, 2)]) {
+        const buf = Buffer.from(`  ${text} `);
+        assert.ok(skimObject(buf, 0, buf.length, f), text);
+        assert.equal(f.size, Object.keys(obj).length);
+        for (const [k, v] of Object.entries(obj)) {
+          assert.deepEqual(f.parse(k), v, `${k} in ${text}`);
+          if (typeof v === 'string') assert.equal(f.str(k), v);
+          if (typeof v === 'number' && Number.isInteger(v) && v >= 0) assert.equal(f.num(k), v);
+        }
+      }
+    }
+  });
+
+  test('not exactly one object: false', () => {
+    const f = new Fields();
+    for (const text of [
+      '',
+      '[]',
+      '{"a":1',
+      '{"a":1}}',
+      '{"a":1} x',
+      '{"a" 1}',
+      '{"a":"x}',
+      '{a:1}',
+    ]) {
+      assert.equal(skimObject(Buffer.from(text), 0, text.length, f), false, text);
+    }
+  });
+
+  test('duplicate keys: the last wins; `until` stops early; array elements', () => {
+    const f = new Fields();
+    const text = Buffer.from('{"a":1,"b":[1,{"c":"]"},"x"],"a":2,"rest":{"broken":');
+    assert.equal(skimObject(text, 0, text.length, f, 'b'), true, 'stopped before the broken part');
+    assert.equal(f.num('a'), 1);
+    const whole = Buffer.from('{"a":1,"b":[1,{"c":"]"},"x"],"a":2}');
+    assert.ok(skimObject(whole, 0, whole.length, f));
+    assert.equal(f.num('a'), 2);
+    const r = f.range('b')!;
+    const parts: string[] = [];
+    assert.ok(
+      forEachElement(whole, r[0], r[1], (s, e) => parts.push(whole.toString('utf8', s, e))),
+    );
+    assert.deepEqual(parts, ['1', '{"c":"]"}', '"x"']);
+    assert.equal(f.num('b'), undefined, 'not a number');
+    assert.equal(f.str('a'), undefined, 'not a string');
+  });
+});
