@@ -152,6 +152,22 @@ try {
     await page.screenshot({ path: path.join(shots, '4-session-panel.png') });
   });
 
+  await step('the transcript tab streams entries; comments and usage render', async () => {
+    const panel = page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+    await panel.locator('session-details vscode-tab-header', { hasText: 'Transcript' }).click();
+    const transcript = panel.locator('transcript-view');
+    await transcript.locator('[role="listitem"], .entry').first().waitFor({ timeout: 60_000 });
+    const rendered = await transcript.locator('[role="listitem"], .entry').count();
+    if (rendered === 0) throw new Error('no transcript entries rendered');
+    await page.screenshot({ path: path.join(shots, '6-transcript.png') });
+    await panel.locator('session-details vscode-tab-header', { hasText: 'Comments' }).click();
+    await panel.locator('comments-view').waitFor();
+    await page.screenshot({ path: path.join(shots, '7-comments.png') });
+    await panel.locator('session-details vscode-tab-header', { hasText: 'Usage' }).click();
+    await panel.locator('usage-view').waitFor();
+    await page.screenshot({ path: path.join(shots, '8-usage.png') });
+  });
+
   await step('a platform session shows its manual task; the workflow body stays text', async () => {
     await page.locator('.part.sidebar .action-label[aria-label="Collapse All"]').first().click();
     await sidebarRow(page, 'Demo · Platform').click();

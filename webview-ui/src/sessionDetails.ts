@@ -1,6 +1,14 @@
 import { LitElement, css, html, nothing } from 'lit';
 import type { PendingTask } from '../../src/domain/session.ts';
-import type { HostMessage, ManualTaskView, SessionView } from '../../src/shared/protocol.ts';
+import type {
+  CommentsView,
+  HostMessage,
+  ManualTaskView,
+  SessionView,
+  TranscriptFileView,
+  TranscriptStatus,
+  UsageView,
+} from '../../src/shared/protocol.ts';
 import { host } from './vscodeApi.ts';
 
 /**
@@ -12,7 +20,18 @@ export class SessionDetails extends LitElement {
     view: { state: true },
     failure: { state: true },
     tasks: { state: true },
+    transcript: { state: true },
+    comments: { state: true },
+    usage: { state: true },
+    tab: { state: true },
   };
+
+  declare transcript:
+    { status: TranscriptStatus; files: TranscriptFileView[]; fileKey: string } | undefined;
+  declare comments: CommentsView | undefined;
+  declare usage: UsageView | undefined;
+  /** Selected tab: 0 details, 1 transcript, 2 comments, 3 usage. */
+  declare tab: number;
 
   declare view: SessionView | undefined;
   declare failure: string | undefined;
@@ -22,6 +41,7 @@ export class SessionDetails extends LitElement {
   constructor() {
     super();
     this.tasks = new Map();
+    this.tab = 0;
   }
 
   static override styles = css`
@@ -113,6 +133,18 @@ export class SessionDetails extends LitElement {
         this.tasks = new Map(this.tasks).set(message.task.id, message.task);
       } else if (message.type === 'manualTaskFailed') {
         this.tasks = new Map(this.tasks).set(message.id, { error: message.message });
+      } else if (message.type === 'transcriptStatus') {
+        this.transcript = {
+          status: message.status,
+          files: message.files,
+          fileKey: message.fileKey,
+        };
+      } else if (message.type === 'comments') {
+        this.comments = message.view;
+      } else if (message.type === 'usage') {
+        this.usage = message.view;
+      } else if (message.type === 'reveal') {
+        this.tab = 1; // a comment's anchor: show the transcript (it scrolls itself)
       }
     });
     host.post({ type: 'ready' });
@@ -153,15 +185,37 @@ export class SessionDetails extends LitElement {
         ${connectionLabel}
       </div>
       ${this.renderActions(actions)}
-      <dl aria-labelledby="title">
-        ${rows.map(([name, value]) =>
-          value === undefined
-            ? nothing
-            : html`<dt>${name}</dt>
-                <dd>${value}</dd>`,
-        )}
-      </dl>
-      ${this.renderTasks(session.pendingTasks ?? [], session.waitingUnknown === true)}
+      <vscode-tabs
+        .selectedIndex=${this.tab}
+        @vsc-tabs-select=${(e: CustomEvent<{ selectedIndex: number }>) => (this.tab = e.detail.selectedIndex)}
+      >
+        <vscode-tab-header slot="header">Details</vscode-tab-header>
+        <vscode-tab-panel>
+          <dl aria-labelledby="title">
+            ${rows.map(([name, value]) =>
+              value === undefined
+                ? nothing
+                : html`<dt>${name}</dt>
+                    <dd>${value}</dd>`,
+            )}
+          </dl>
+          ${this.renderTasks(session.pendingTasks ?? [], session.waitingUnknown === true)}
+        </vscode-tab-panel>
+        <vscode-tab-header slot="header">Transcript</vscode-tab-header>
+        <vscode-tab-panel>
+          <transcript-view
+            .status=${this.transcript?.status}
+            .files=${this.transcript?.files ?? []}
+            .fileKey=${this.transcript?.fileKey ?? 'main'}
+          ></transcript-view>
+        </vscode-tab-panel>
+        <vscode-tab-header slot="header"
+          >Comments${this.comments?.state === 'ready' ? ` (${this.comments.total})` : ''}</vscode-tab-header
+        >
+        <vscode-tab-panel><comments-view .view=${this.comments}></comments-view></vscode-tab-panel>
+        <vscode-tab-header slot="header">Usage</vscode-tab-header>
+        <vscode-tab-panel><usage-view .view=${this.usage}></usage-view></vscode-tab-panel>
+      </vscode-tabs>
     `;
   }
   private renderActions(actions: SessionView['actions']) {
