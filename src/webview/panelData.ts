@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionSummary } from '../domain/session.ts';
+import type { TranscriptEntry } from '../domain/transcript/model.ts';
 import type {
   CommentFilter,
   CommentView,
@@ -12,6 +13,9 @@ import type { SourceAdapters } from '../sources/sourceFactory.ts';
 import type { OpenedTranscript } from '../sources/transcripts/openTranscript.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import type { Logger } from '../util/logger.ts';
+
+/** Entries read for the per-turn usage chart; beyond this the chart shows the first turns. */
+const USAGE_SCAN_ENTRIES = 20_000;
 
 type TranscriptMessage = Extract<
   WebviewMessage,
@@ -108,8 +112,28 @@ export class PanelData {
     this.opened = undefined;
   }
 
+  private usageEntries: TranscriptEntry[] = [];
+
   private postUsage(): void {
-    this.deps.post({ type: 'usage', view: this.deps.adapters().buildSessionUsage(this.session, []) });
+    this.deps.post({
+      type: 'usage',
+      view: this.deps.adapters().buildSessionUsage(this.session, this.usageEntries),
+    });
+  }
+
+  /** Per-turn tokens come from the transcript: read its entries in windows (bounded). */
+  private async collectUsage(signal: AbortSignal): Promise<void> {
+    const source = this.opened?.source;
+    if (!source) return;
+    const found: TranscriptEntry[] = [];
+    const limit = Math.min(source.info().entryCount, USAGE_SCAN_ENTRIES);
+    for (let start = 0; start < limit && !signal.aborted; start += 1000) {
+      const window = await source.getWindow(start, 1000);
+      found.push(...window.entries.filter((e) => e.usage));
+    }
+    if (signal.aborted) return;
+    this.usageEntries = found;
+    this.postUsage();
   }
 
   private postStatus(status: TranscriptStatus): void {
@@ -153,7 +177,15 @@ export class PanelData {
       this.postReady();
       // Entry counts grow while a large file is indexed in the background.
       const doc = opened.source as { whenIndexed?: () => Promise<void> };
-      if (doc.whenIndexed) void doc.whenIndexed().then(() => !signal.aborted && this.postReady(), () => undefined);
+      const indexed = doc.whenIndexed ? doc.whenIndexed() : Promise.resolve();
+      void indexed.then(
+        async () => {
+          if (signal.aborted) return;
+          this.postReady();
+          if (fileKey === 'main') await this.collectUsage(signal);
+        },
+        () => undefined,
+      );
     } catch (error) {
       if (signal.aborted) return;
       const adapters = this.deps.adapters();
