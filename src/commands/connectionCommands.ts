@@ -78,7 +78,9 @@ async function addConnection(deps: Deps): Promise<void> {
       },
       {
         label: vscode.l10n.t('Local transcripts'),
-        detail: vscode.l10n.t('Claude Code and Codex sessions on this machine (CLAUDE_CONFIG_DIR, ~/.claude, CODEX_HOME, ~/.codex)'),
+        detail: vscode.l10n.t(
+          'Claude Code and Codex sessions on this machine (CLAUDE_CONFIG_DIR, ~/.claude, CODEX_HOME, ~/.codex)',
+        ),
         connectionKind: 'local' as ConnectionKind,
       },
     ],
@@ -227,10 +229,16 @@ async function removeConnection(deps: Deps, config: ConnectionConfig): Promise<v
 /** Local transcripts need no URL or token: the folders are found from the environment. */
 async function addLocalConnection(deps: Deps): Promise<void> {
   if (deps.registry.all().some((c) => c.kind === 'local')) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('Local transcripts are already connected.'));
+    void vscode.window.showInformationMessage(
+      vscode.l10n.t('Local transcripts are already connected.'),
+    );
     return;
   }
-  const config: ConnectionConfig = { id: randomUUID(), label: vscode.l10n.t('This machine'), kind: 'local' };
+  const config: ConnectionConfig = {
+    id: randomUUID(),
+    label: vscode.l10n.t('This machine'),
+    kind: 'local',
+  };
   await runTest(deps, config);
   await deps.registry.save(config);
 }

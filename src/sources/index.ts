@@ -5,6 +5,11 @@ export { AgentsApiSource } from './rest/agentsApiSource.ts';
 export { LocalSource } from './local/localSource.ts';
 export { openSessionTranscript } from './transcripts/openTranscript.ts';
 export { isTranscriptUnavailableError } from './transcripts/availability.ts';
-export { listSessionComments, commentsView, placeAnchors, searchTranscript } from './comments/sessionComments.ts';
+export {
+  listSessionComments,
+  commentsView,
+  placeAnchors,
+  searchTranscript,
+} from './comments/sessionComments.ts';
 export { buildSessionUsage } from './usage/sessionUsage.ts';
 export { fetchDashboardData } from './usage/connectionUsage.ts';

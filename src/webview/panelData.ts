@@ -19,7 +19,19 @@ const USAGE_SCAN_ENTRIES = 20_000;
 
 type TranscriptMessage = Extract<
   WebviewMessage,
-  { type: 'getEntries' | 'search' | 'nextError' | 'getFullText' | 'selectFile' | 'retryTranscript' | 'openRaw' | 'openFile' | 'loadComments' | 'revealComment' }
+  {
+    type:
+      | 'getEntries'
+      | 'search'
+      | 'nextError'
+      | 'getFullText'
+      | 'selectFile'
+      | 'retryTranscript'
+      | 'openRaw'
+      | 'openFile'
+      | 'loadComments'
+      | 'revealComment';
+  }
 >;
 
 /**
@@ -69,12 +81,21 @@ export class PanelData {
       case 'getEntries': {
         if (!source) return;
         const window = await source.getWindow(message.start, Math.min(message.count, 500));
-        this.deps.post({ type: 'entries', requestId: message.requestId, start: window.start, entries: window.entries, total: window.total });
+        this.deps.post({
+          type: 'entries',
+          requestId: message.requestId,
+          start: window.start,
+          entries: window.entries,
+          total: window.total,
+        });
         return;
       }
       case 'search': {
         if (!source) return;
-        const result = await source.search(message.query, { from: message.from, direction: message.direction });
+        const result = await source.search(message.query, {
+          from: message.from,
+          direction: message.direction,
+        });
         this.deps.post({ type: 'searchResult', requestId: message.requestId, result });
         return;
       }
@@ -85,14 +106,25 @@ export class PanelData {
         this.deps.post({
           type: 'searchResult',
           requestId: message.requestId,
-          result: { index, ordinal: index === null ? 0 : 1, total, complete: source.info().complete },
+          result: {
+            index,
+            ordinal: index === null ? 0 : 1,
+            total,
+            complete: source.info().complete,
+          },
         });
         return;
       }
       case 'getFullText': {
         if (!source) return;
         const text = (await source.fullText(message.index, message.part)) ?? '';
-        this.deps.post({ type: 'fullText', requestId: message.requestId, index: message.index, part: message.part, text });
+        this.deps.post({
+          type: 'fullText',
+          requestId: message.requestId,
+          index: message.index,
+          part: message.part,
+          text,
+        });
         return;
       }
       case 'openRaw':
@@ -137,7 +169,12 @@ export class PanelData {
   }
 
   private postStatus(status: TranscriptStatus): void {
-    this.deps.post({ type: 'transcriptStatus', fileKey: this.fileKey, files: this.opened?.files ?? [], status });
+    this.deps.post({
+      type: 'transcriptStatus',
+      fileKey: this.fileKey,
+      files: this.opened?.files ?? [],
+      status,
+    });
   }
 
   private async loadTranscript(fileKey: string): Promise<void> {
@@ -149,7 +186,8 @@ export class PanelData {
     this.fileKey = fileKey;
     this.anchorsPlaced = false;
     const source = this.deps.store.source(this.session.connectionId);
-    if (!source) return this.postStatus({ state: 'none', message: vscode.l10n.t('The connection is gone.') });
+    if (!source)
+      return this.postStatus({ state: 'none', message: vscode.l10n.t('The connection is gone.') });
     this.postStatus({ state: 'loading', message: vscode.l10n.t('Loading the transcript…') });
     try {
       const opened = await this.deps.adapters().openSessionTranscript({
@@ -171,7 +209,10 @@ export class PanelData {
         return;
       }
       if (!opened) {
-        return this.postStatus({ state: 'none', message: vscode.l10n.t('This backend keeps no transcript for its sessions.') });
+        return this.postStatus({
+          state: 'none',
+          message: vscode.l10n.t('This backend keeps no transcript for its sessions.'),
+        });
       }
       this.opened = opened;
       this.postReady();
@@ -190,7 +231,11 @@ export class PanelData {
       if (signal.aborted) return;
       const adapters = this.deps.adapters();
       if (adapters.isTranscriptUnavailableError(error)) {
-        return this.postStatus({ state: 'unavailable', message: error.description, canRetry: error.canRetry });
+        return this.postStatus({
+          state: 'unavailable',
+          message: error.description,
+          canRetry: error.canRetry,
+        });
       }
       this.deps.log.warn(`transcript of ${this.session.id}: ${(error as Error).message}`);
       this.postStatus({ state: 'failed', message: (error as Error).message, canRetry: true });
@@ -213,10 +258,16 @@ export class PanelData {
     const source = this.deps.store.source(this.session.connectionId);
     const capabilities = this.deps.store.state(this.session.connectionId)?.capabilities;
     if (!source || !capabilities?.comments || !('callJson' in source)) {
-      this.deps.post({ type: 'comments', view: { state: 'unsupported', filter, threads: [], total: 0, hasMore: false } });
+      this.deps.post({
+        type: 'comments',
+        view: { state: 'unsupported', filter, threads: [], total: 0, hasMore: false },
+      });
       return;
     }
-    this.deps.post({ type: 'comments', view: { state: 'loading', filter, threads: [], total: 0, hasMore: false } });
+    this.deps.post({
+      type: 'comments',
+      view: { state: 'loading', filter, threads: [], total: 0, hasMore: false },
+    });
     try {
       const adapters = this.deps.adapters();
       const list = await adapters.listSessionComments(
@@ -230,7 +281,14 @@ export class PanelData {
     } catch (error) {
       this.deps.post({
         type: 'comments',
-        view: { state: 'failed', message: (error as Error).message, filter, threads: [], total: 0, hasMore: false },
+        view: {
+          state: 'failed',
+          message: (error as Error).message,
+          filter,
+          threads: [],
+          total: 0,
+          hasMore: false,
+        },
       });
     }
   }
@@ -242,15 +300,23 @@ export class PanelData {
     if (!this.anchorsPlaced) {
       const doc = source as { whenIndexed?: () => Promise<void> };
       await doc.whenIndexed?.();
-      this.threads = await this.deps.adapters().placeAnchors(this.threads, this.deps.adapters().searchTranscript(source));
+      this.threads = await this.deps
+        .adapters()
+        .placeAnchors(this.threads, this.deps.adapters().searchTranscript(source));
       this.anchorsPlaced = true;
     }
     const thread = this.threads.find((t) => t.threadId === threadId || t.id === threadId);
     if (thread?.entryIndex === undefined) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('The text this comment points at is not in the transcript.'));
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('The text this comment points at is not in the transcript.'),
+      );
       return;
     }
-    this.deps.post({ type: 'reveal', index: thread.entryIndex, highlight: thread.anchor?.selectedText });
+    this.deps.post({
+      type: 'reveal',
+      index: thread.entryIndex,
+      highlight: thread.anchor?.selectedText,
+    });
   }
 
   private async openRaw(): Promise<void> {
@@ -285,9 +351,14 @@ async function openWorkspaceFile(filePath: string, line?: number): Promise<void>
   try {
     await vscode.workspace.fs.stat(inside);
   } catch {
-    void vscode.window.showWarningMessage(vscode.l10n.t('{0} does not exist in this workspace.', filePath));
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('{0} does not exist in this workspace.', filePath),
+    );
     return;
   }
   const position = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
-  await vscode.window.showTextDocument(inside, { selection: new vscode.Range(position, position), preview: true });
+  await vscode.window.showTextDocument(inside, {
+    selection: new vscode.Range(position, position),
+    preview: true,
+  });
 }

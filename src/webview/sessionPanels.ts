@@ -140,9 +140,11 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
           return;
         }
         if (isDataMessage(message)) {
-          await data?.handle(message).catch((error: unknown) =>
-            this.data.log.warn(`panel ${message.type}: ${(error as Error).message}`),
-          );
+          await data
+            ?.handle(message)
+            .catch((error: unknown) =>
+              this.data.log.warn(`panel ${message.type}: ${(error as Error).message}`),
+            );
           return;
         }
         void this.handle(message, state, post, send);

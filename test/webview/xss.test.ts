@@ -65,26 +65,28 @@ const ALLOWED: Record<string, string[]> = {
     'title',
     'tr',
   ],
-  'session-details': [
-    'dd',
-    'div',
-    'dl',
-    'dt',
-    'h1',
-    'h2',
-    'h3',
-    'li',
-    'link',
-    'p',
-    'pre',
-    'slot',
-    'span',
-    'ul',
-    'vscode-badge',
-    'vscode-button',
-    'vscode-icon',
-  ],
 };
+
+// The app mounts the three components in tabs, so its shadow DOM holds theirs as well.
+ALLOWED['session-details'] = [
+  ...Object.values(ALLOWED).flat(),
+  'comments-view',
+  'dd',
+  'dl',
+  'dt',
+  'h1',
+  'h2',
+  'h3',
+  'li',
+  'transcript-view',
+  'ul',
+  'usage-view',
+  'vscode-badge',
+  'vscode-progress-ring',
+  'vscode-tab-header',
+  'vscode-tab-panel',
+  'vscode-tabs',
+];
 
 function payloadAt(i: number): string {
   return XSS_PAYLOADS[i % XSS_PAYLOADS.length] ?? '';
@@ -289,10 +291,14 @@ async function runCorpus(h: Harness, label: string): Promise<void> {
 
 test('XSS corpus under the webview CSP', { timeout: 60_000 }, async () => {
   assert.ok(XSS_PAYLOADS.length >= 25);
-  const h = await openHarness();
+  const h = await openHarness({ app: true });
   try {
     await runCorpus(h, 'csp');
+    await h.page.setViewportSize({ width: 1280, height: 900 });
+    await h.probe.setTranscriptHeight(860);
     await h.probe.setTranscript({ xss: true });
+    await feedSideViews(h);
+    await h.page.waitForTimeout(300);
     await h.shot('xss-csp');
   } finally {
     await h.close();
@@ -303,7 +309,7 @@ test(
   'XSS corpus without any CSP (defence in depth: rendering alone keeps payloads inert)',
   { timeout: 60_000 },
   async () => {
-    const h = await openHarness({ csp: false });
+    const h = await openHarness({ csp: false, app: true });
     try {
       await runCorpus(h, 'no-csp');
     } finally {

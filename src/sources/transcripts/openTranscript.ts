@@ -21,7 +21,10 @@ export interface OpenedTranscript {
 
 /** Sources that keep transcripts as local files (the local Claude Code / Codex source). */
 export interface LocalTranscriptFiles {
-  transcriptFiles(sessionId: string): { files: TranscriptFileView[]; path(fileKey: string): string | undefined };
+  transcriptFiles(sessionId: string): {
+    files: TranscriptFileView[];
+    path(fileKey: string): string | undefined;
+  };
 }
 
 function hasLocalFiles(source: object): source is LocalTranscriptFiles {
@@ -45,14 +48,19 @@ const remotes = new Map<string, RemoteTranscripts>();
  * Platform servers: describe_session's reasoning events. Agents REST API: the session's
  * events. Local sources: the file itself. Returns undefined when the backend keeps none.
  */
-export async function openSessionTranscript(request: OpenTranscriptRequest): Promise<OpenedTranscript | undefined> {
+export async function openSessionTranscript(
+  request: OpenTranscriptRequest,
+): Promise<OpenedTranscript | undefined> {
   const { session, source, fileKey, signal } = request;
   if (source instanceof LocalSource) {
     // Local rows are keyed by their file's path; subagent files sit beside it.
     const main = session.id;
     const path = fileKey === 'main' ? main : subagentFile(main, fileKey.replace(/^subagent:/, ''));
-    const files: TranscriptFileView[] = [{ fileKey: 'main', label: 'Transcript', availability: 'local', description: main }];
-    if (fileKey !== 'main') files.push({ fileKey, label: fileKey, availability: 'local', description: path });
+    const files: TranscriptFileView[] = [
+      { fileKey: 'main', label: 'Transcript', availability: 'local', description: main },
+    ];
+    if (fileKey !== 'main')
+      files.push({ fileKey, label: fileKey, availability: 'local', description: path });
     return fromFile(path, files, fileKey);
   }
   if (hasLocalFiles(source)) {
@@ -66,29 +74,49 @@ export async function openSessionTranscript(request: OpenTranscriptRequest): Pro
       const key = `${source.config.id}|${request.storageDir}`;
       let remote = remotes.get(key);
       if (!remote) {
-        remote = new RemoteTranscripts({ source, storageDir: request.storageDir, connectionId: source.config.id });
+        remote = new RemoteTranscripts({
+          source,
+          storageDir: request.storageDir,
+          connectionId: source.config.id,
+        });
         remotes.set(key, remote);
       }
       const listing = await remote.listFiles(session.id, signal);
-      const path = await remote.fetchFile(session.id, fileKey, { signal, onProgress: request.onProgress });
+      const path = await remote.fetchFile(session.id, fileKey, {
+        signal,
+        onProgress: request.onProgress,
+      });
       return fromFile(path, listing.files, fileKey);
     }
     if (await source.hasTool('describe_session', signal)) {
-      const described = await source.callJson('describe_session', { session_id: session.id }, signal);
+      const described = await source.callJson(
+        'describe_session',
+        { session_id: session.id },
+        signal,
+      );
       const usage = (await source.hasTool('describe_session_token_usage', signal))
-        ? await source.callJson('describe_session_token_usage', { session_id: session.id }, signal).catch(() => undefined)
+        ? await source
+            .callJson('describe_session_token_usage', { session_id: session.id }, signal)
+            .catch(() => undefined)
         : undefined;
       return fromMemory(MemoryTranscript.fromItential(described, usage), 'Reasoning events');
     }
     return undefined;
   }
   if (source instanceof AgentsApiSource) {
-    return fromMemory(MemoryTranscript.fromRestEvents(await source.listEvents(session.id, signal)), 'Events');
+    return fromMemory(
+      MemoryTranscript.fromRestEvents(await source.listEvents(session.id, signal)),
+      'Events',
+    );
   }
   return undefined;
 }
 
-async function fromFile(path: string, files: TranscriptFileView[], fileKey: string): Promise<OpenedTranscript> {
+async function fromFile(
+  path: string,
+  files: TranscriptFileView[],
+  fileKey: string,
+): Promise<OpenedTranscript> {
   const document = await TranscriptDocument.open(path);
   return { source: document, files, fileKey, path, close: () => document.close() };
 }

@@ -167,7 +167,10 @@ describe('agents REST API v2', () => {
   });
 
   it('validates Request-Timeout headers (minimum 1)', async () => {
-    const invalid: Record<string, string>[] = [{ 'Request-Timeout': '0' }, { 'Request-Timeout-Millis': 'abc' }];
+    const invalid: Record<string, string>[] = [
+      { 'Request-Timeout': '0' },
+      { 'Request-Timeout-Millis': 'abc' },
+    ];
     for (const headers of invalid) {
       assert.equal((await getJson('/agents', { headers })).status, 400, JSON.stringify(headers));
     }

@@ -67,7 +67,14 @@ async function bundle(): Promise<string> {
   return result.outputFiles[0]?.text ?? '';
 }
 
-function page(nonce: string, csp: string | undefined): string {
+interface PageOptions {
+  /** Serve the page under the webview's CSP (default), or without any CSP. */
+  csp?: boolean;
+  /** Add the whole app (<session-details>, which mounts its own copies of the components). */
+  app?: boolean;
+}
+
+function page(nonce: string, csp: string | undefined, app: boolean): string {
   const meta = csp ? `<meta http-equiv="Content-Security-Policy" content="${csp}">` : '';
   return `<!DOCTYPE html>
 <html lang="en">
@@ -83,13 +90,16 @@ ${meta}
 <transcript-view></transcript-view>
 <aside><usage-view></usage-view><comments-view></comments-view></aside>
 </main>
-<session-details></session-details>
+${app ? '<session-details></session-details>' : ''}
 <script type="module" nonce="${nonce}" src="/main.js"></script>
 </body>
 </html>`;
 }
 
-async function serve(script: string, withCsp: boolean): Promise<{ server: Server; url: string }> {
+async function serve(
+  script: string,
+  options: PageOptions,
+): Promise<{ server: Server; url: string }> {
   const codicons = path.join(projectRoot, 'node_modules', '@vscode', 'codicons', 'dist');
   const files: Record<string, [string, () => Buffer | string]> = {
     '/main.js': ['text/javascript', () => script],
@@ -104,7 +114,8 @@ async function serve(script: string, withCsp: boolean): Promise<{ server: Server
       const nonce = randomBytes(16).toString('base64');
       const origin = `http://${request.headers.host}`;
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end(page(nonce, withCsp ? webviewCsp(nonce, origin) : undefined));
+      const csp = options.csp === false ? undefined : webviewCsp(nonce, origin);
+      response.end(page(nonce, csp, options.app === true));
       return;
     }
     const file = files[pathname];
@@ -122,11 +133,11 @@ async function serve(script: string, withCsp: boolean): Promise<{ server: Server
 
 let built: Promise<string> | undefined;
 
-/** Starts server and browser. `csp: false` serves the page without any CSP (defence-in-depth checks). */
-export async function openHarness(options: { csp?: boolean } = {}): Promise<Harness> {
+/** Starts server and browser for one test file. */
+export async function openHarness(options: PageOptions = {}): Promise<Harness> {
   mkdirSync(screenshots, { recursive: true });
   built ??= bundle();
-  const { server, url } = await serve(await built, options.csp !== false);
+  const { server, url } = await serve(await built, options);
   const executablePath = existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
   const browser: Browser = await chromium.launch({
     executablePath,
@@ -177,7 +188,7 @@ export async function openHarness(options: { csp?: boolean } = {}): Promise<Harn
       pageErrors.length = 0;
     },
     async shot(name) {
-      await page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: true });
+      await page.screenshot({ path: path.join(screenshots, `${name}.png`), fullPage: false });
     },
     async close() {
       await browser.close();
