@@ -1,7 +1,8 @@
 /**
- * `npm test`: every tier in order — unit (node:test), integration (mocha in a real
- * VS Code extension host), ui (Playwright + Chromium against code-server with the
- * packaged .vsix) — then one summary line. `npm test -- unit` runs one tier.
+ * `npm test`: every tier in order — unit (node:test), webview (the webview app in
+ * Chromium with a fake host), integration (mocha in a real VS Code extension host),
+ * ui (Playwright + Chromium against code-server with the packaged .vsix) — then one
+ * summary line. `npm test -- unit` runs one tier.
  */
 import { spawn } from 'node:child_process';
 import { projectRoot } from './lib/tools.ts';
@@ -53,6 +54,18 @@ const tiers: Record<string, () => Promise<Omit<TierResult, 'tier' | 'seconds'>>>
       '--test-reporter=spec',
       '--test-concurrency=2',
       'test/unit/**/*.test.ts',
+    ]);
+    return {
+      passed: count(output, /ℹ pass (\d+)/g),
+      failed: count(output, /ℹ fail (\d+)/g),
+      exitCode: code,
+    };
+  },
+  async webview() {
+    const { code, output } = await node([
+      '--test',
+      '--test-reporter=spec',
+      'test/webview/*.test.ts',
     ]);
     return {
       passed: count(output, /ℹ pass (\d+)/g),

@@ -87,6 +87,11 @@ test('filter, load more and a thread click post their messages', async () => {
   await h.page.locator('comments-view button.filter-resolved').click();
   await h.page.locator('comments-view button.filter-all').click();
   await h.page.locator('comments-view vscode-button.more').click();
+  // Until the next page arrives, Load more waits (no second request).
+  assert.equal(
+    await h.page.locator('comments-view vscode-button.more').getAttribute('disabled'),
+    '',
+  );
   // The mouse anywhere on a thread, and its keyboard button, reveal it once each.
   await h.page.locator('comments-view li.thread').nth(1).locator(':scope > .body').click();
   await h.page.locator('comments-view li.thread').nth(0).locator('button.show').focus();

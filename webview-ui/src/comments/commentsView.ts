@@ -30,9 +30,21 @@ function formatDate(value: string | undefined): string {
 export class CommentsView extends LitElement {
   static override properties = {
     view: { attribute: false },
+    waitingForMore: { state: true },
   };
 
   declare view: CommentsViewModel | undefined;
+  /** "Load more" was clicked and the next page has not arrived: one request per click. */
+  declare waitingForMore: boolean;
+
+  constructor() {
+    super();
+    this.waitingForMore = false;
+  }
+
+  override willUpdate(changed: Map<PropertyKey, unknown>): void {
+    if (changed.has('view')) this.waitingForMore = false;
+  }
 
   static override styles = css`
     :host {
@@ -40,6 +52,7 @@ export class CommentsView extends LitElement {
       color: var(--vscode-foreground);
       font-family: var(--vscode-font-family);
       font-size: var(--vscode-font-size);
+      overflow-wrap: anywhere;
     }
     .filters {
       display: flex;
@@ -148,6 +161,7 @@ export class CommentsView extends LitElement {
   `;
 
   private load(filter: CommentFilter, more: boolean): void {
+    if (more) this.waitingForMore = true;
     host.post({ type: 'loadComments', filter, more });
   }
 
@@ -197,8 +211,12 @@ export class CommentsView extends LitElement {
     }
     ${
       view.hasMore
-        ? html`<vscode-button class="more" secondary @click=${() => this.load(filter, true)}
-            >Load more</vscode-button
+        ? html`<vscode-button
+            class="more"
+            secondary
+            ?disabled=${this.waitingForMore}
+            @click=${() => this.load(filter, true)}
+            >${this.waitingForMore ? 'Loading…' : 'Load more'}</vscode-button
           >`
         : nothing
     }`;

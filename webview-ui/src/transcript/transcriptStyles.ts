@@ -5,11 +5,16 @@ import { css } from 'lit';
  * high-contrast themes apply as they are (contrastBorder is set only in high contrast).
  */
 export const transcriptStyles = css`
+  /*
+   * The list scrolls inside the element, so it needs a definite height. Without one from
+   * the page (a style on transcript-view wins over this), it fills the panel below a
+   * header of about 160px.
+   */
   :host {
     display: flex;
     flex-direction: column;
-    height: 100%;
-    min-height: 200px;
+    height: calc(100vh - 160px);
+    min-height: 240px;
     color: var(--vscode-foreground);
     font-family: var(--vscode-font-family);
     font-size: var(--vscode-font-size);
@@ -119,20 +124,35 @@ export const transcriptStyles = css`
     align-items: center;
     gap: 6px;
     min-width: 0;
+    overflow: hidden;
   }
   .kind-compaction .head {
     justify-content: center;
   }
-  .who {
-    font-weight: 600;
-    white-space: nowrap;
-  }
+  /*
+   * Untrusted labels can be long and unbroken: every part of a header clips with an
+   * ellipsis. The label keeps its width first; summaries and details take what is left.
+   */
+  .who,
   .summary,
   .meta {
+    min-width: 0;
     overflow: hidden;
     text-overflow: ellipsis;
     white-space: nowrap;
-    min-width: 0;
+  }
+  .who {
+    flex: 0 1 auto;
+    font-weight: 600;
+  }
+  .summary,
+  .meta {
+    flex: 1 1 0;
+  }
+  .time,
+  .badge,
+  vscode-icon {
+    flex: 0 0 auto;
   }
   .time {
     margin-left: auto;
@@ -146,6 +166,11 @@ export const transcriptStyles = css`
     padding: 0 6px;
     font-size: 0.85em;
     white-space: nowrap;
+  }
+  .chip {
+    max-width: 100%;
+    overflow: hidden;
+    text-overflow: ellipsis;
   }
   .attachments,
   .files {
@@ -202,6 +227,8 @@ export const transcriptStyles = css`
     display: flex;
     align-items: center;
     gap: 6px;
+    flex: 0 1 auto;
     min-width: 0;
+    overflow: hidden;
   }
 `;

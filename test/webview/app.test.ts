@@ -1,0 +1,51 @@
+/**
+ * The components inside the real app (<session-details> with its tabs), as
+ * webview-ui/src/main.ts mounts them: a reveal switches to the Transcript tab, which
+ * has room to show rows.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { HostMessage } from '../../src/shared/protocol.ts';
+import { openHarness, until } from './support/harness.ts';
+import type { Harness } from './support/harness.ts';
+
+let h: Harness;
+before(async () => {
+  h = await openHarness({ app: true });
+});
+after(() => h?.close());
+
+const session: HostMessage = {
+  type: 'session',
+  view: {
+    session: {
+      id: 'session-1',
+      connectionId: 'demo',
+      label: 'Refactor the parser',
+      status: { status: 'active', raw: 'active' },
+    },
+    connectionLabel: 'Demo',
+    cost: '$1.20',
+    actions: { complete: false, interrupt: false },
+  },
+};
+
+test('a reveal opens the Transcript tab at the entry', async () => {
+  await h.load();
+  // Only the app on the page: the standalone components would answer too.
+  await h.page.locator('main').evaluate((main) => main.remove());
+  await h.probe.send(session);
+  await h.probe.setTranscript({ generated: 2_000 });
+  await h.probe.send({ type: 'reveal', index: 1_500, highlight: 'item #1500' });
+  const row = h.page.locator('session-details transcript-view .entry[data-index="1500"]');
+  await row.waitFor();
+  await until(
+    () => row.locator('mark').count(),
+    (n) => n === 1,
+    'the highlighted match',
+  );
+  assert.ok(await row.isVisible());
+  const box = await h.page.locator('session-details transcript-view').boundingBox();
+  assert.ok((box?.height ?? 0) >= 240, `transcript height ${box?.height}`);
+  await h.shot('app-transcript');
+});
