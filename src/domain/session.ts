@@ -29,6 +29,10 @@ export interface SessionSummary {
   pendingTasks?: PendingTask[];
   /** The backend could not tell whether a human is needed (e.g. the task lookup failed). */
   waitingUnknown?: boolean;
+  /** Fields only this backend has, as label/value rows for the Details tab (values are untrusted text). */
+  details?: [string, string][];
+  /** Context window use of the most recent call (agents REST API): a gauge in the panel. */
+  context?: { used: number; window: number };
 }
 
 export interface PendingTask {

@@ -176,6 +176,13 @@ export class SessionDetails extends LitElement {
       ['Cache read tokens', session.cacheReadTokens?.toLocaleString()],
       ['Cache write tokens', session.cacheWriteTokens?.toLocaleString()],
       ['Estimated cost', cost],
+      [
+        'Context window',
+        session.context
+          ? `${Math.round((100 * session.context.used) / session.context.window)}% of ${session.context.window.toLocaleString()} tokens`
+          : undefined,
+      ],
+      ...(session.details ?? []),
       ['Session ID', session.id],
     ];
     return html`

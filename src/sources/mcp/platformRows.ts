@@ -65,6 +65,10 @@ function toSummary(row: PlatformRow, connectionId: string): SessionSummary {
     endedAt: row.end_time ?? undefined,
     inputTokens: row.total_input_tokens ?? undefined,
     outputTokens: row.total_output_tokens ?? undefined,
+    details: [
+      ['Agent', row.agent_name ?? undefined],
+      ['Duration', row.duration_ms == null ? undefined : `${Math.round(row.duration_ms / 1000)} s`],
+    ].filter((r): r is [string, string] => Boolean(r[1])),
   };
 }
 

@@ -57,5 +57,16 @@ function toSummary(row: ReportingSessionRow, connectionId: string): SessionSumma
     cacheWriteTokens: row.cacheWriteTokens ?? undefined,
     estimatedCost: row.estimatedCost ?? undefined,
     waitingSince: status.status === 'waiting' ? (row.lastActivityAt ?? undefined) : undefined,
+    details: [
+      ['Slug', row.slug],
+      ['External session ID', row.externalSessionId],
+      ['Agents', row.agentCount],
+      ['Tool uses', row.toolUseCount],
+      ['Errors', row.errorCount],
+    ].flatMap(([name, value]) =>
+      value === null || value === undefined
+        ? []
+        : [[String(name), String(value)] as [string, string]],
+    ),
   };
 }

@@ -13,6 +13,21 @@ export const agentSession = z.looseObject({
   created_by_session_key: z.string().nullish(),
   alias_key: z.string().nullish(),
   metadata: z.record(z.string(), z.unknown()).nullish(),
+  current_step_name: z.string().nullish(),
+  tti_minutes: z.number().nullish().catch(undefined),
+  secrets: z.record(z.string(), z.unknown()).nullish().catch(undefined),
+  effective_compaction: z
+    .looseObject({
+      enabled: z.boolean().nullish(),
+      threshold_percent: z.number().nullish(),
+      keep_recent_inputs: z.number().nullish(),
+    })
+    .nullish()
+    .catch(undefined),
+  session_context_usage: z
+    .looseObject({ total_tokens: z.number().nullish(), model_context_window: z.number().nullish() })
+    .nullish()
+    .catch(undefined),
 });
 export type AgentSession = z.infer<typeof agentSession>;
 

@@ -20,6 +20,56 @@ import {
 import type { AgentSession } from './agentsApiSchemas.ts';
 import type { SessionInterrupt } from '../steering.ts';
 
+/** What the agents API says about a session beyond the common fields; secrets stay masked. */
+function restDetails(row: AgentSession): [string, string][] {
+  const rows: [string, string | undefined][] = [
+    ['Session key', row.key],
+    ['Description', row.description ?? undefined],
+    [
+      'Enabled',
+      row.enabled === undefined || row.enabled === null ? undefined : String(row.enabled),
+    ],
+    ['Current step', row.current_step_name ?? undefined],
+    [
+      'Time to idle',
+      row.tti_minutes
+        ? `${row.tti_minutes} min`
+        : row.tti_minutes === 0
+          ? 'never expires'
+          : undefined,
+    ],
+    ['Alias', row.alias_key ?? undefined],
+    [
+      'Created by',
+      row.created_by_agent_key && row.created_by_session_key
+        ? `${row.created_by_agent_key}/${row.created_by_session_key}`
+        : undefined,
+    ],
+    [
+      'Compaction',
+      row.effective_compaction
+        ? row.effective_compaction.enabled
+          ? `on at ${row.effective_compaction.threshold_percent ?? 80}% · keeps ${row.effective_compaction.keep_recent_inputs ?? '?'} recent inputs`
+          : 'off'
+        : undefined,
+    ],
+    // The API masks secret values ("****"); only their names are shown, masked again here.
+    [
+      'Secrets',
+      row.secrets
+        ? Object.keys(row.secrets)
+            .map((name) => `${name}: ****`)
+            .join(', ')
+        : undefined,
+    ],
+    [
+      'Metadata',
+      row.metadata && Object.keys(row.metadata).length ? JSON.stringify(row.metadata) : undefined,
+    ],
+  ];
+  return rows.filter((r): r is [string, string] => Boolean(r[1]));
+}
+
 /** Session ids are "<agent_key>/<session_key>". */
 function splitSessionId(id: string): [string, string] {
   const slash = id.indexOf('/');
@@ -207,6 +257,15 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
       status,
       harness: row.agent_key,
       startedAt: row.created_at ?? undefined,
+      details: restDetails(row),
+      context:
+        row.session_context_usage?.total_tokens != null &&
+        row.session_context_usage.model_context_window
+          ? {
+              used: row.session_context_usage.total_tokens,
+              window: row.session_context_usage.model_context_window,
+            }
+          : undefined,
       ...(pending === undefined ? { waitingUnknown: true } : {}),
       parentId:
         row.created_by_agent_key && row.created_by_session_key

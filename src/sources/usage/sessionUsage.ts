@@ -50,5 +50,6 @@ export function buildSessionUsage(
     reasoning: sum.reasoning > 0 ? sum.reasoning : undefined,
     cost: formatCost(session.estimatedCost),
     turns,
+    ...(session.context ? { context: session.context } : {}),
   };
 }

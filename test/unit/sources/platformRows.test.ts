@@ -65,6 +65,7 @@ describe('parsePlatformRows', () => {
       endedAt: undefined,
       inputTokens: 1200,
       outputTokens: 300,
+      details: [['Agent', 'network-config-agent']],
     });
     assert.deepEqual(canceled?.status, {
       status: 'finished',
