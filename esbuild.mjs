@@ -48,7 +48,7 @@ const builds = {
   mcpClient: nodeBundle('mcpClient', 'src/sources/mcp/mcpSdkClient.ts'),
   webview: {
     ...common,
-    entryPoints: { main: 'webview-ui/src/main.ts' },
+    entryPoints: { main: 'webview-ui/src/main.ts', dashboard: 'webview-ui/src/dashboard.ts' },
     outdir: 'dist/webview',
     platform: 'browser',
     format: 'esm',

@@ -23,6 +23,7 @@ import { CompletionService } from './store/completions.ts';
 import { IntentStore } from './store/intentStore.ts';
 import { offerUnfinished, registerSteeringCommands } from './commands/steeringCommands.ts';
 import { registerManualTaskCommands } from './commands/manualTaskCommands.ts';
+import { registerUsageDashboard } from './webview/dashboardPanel.ts';
 import { notifyWaiting } from './views/waitingNotification.ts';
 
 /**
@@ -131,6 +132,12 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     ...registerFilterCommands(store, tree),
     ...registerSteeringCommands({ store, completions }),
     ...registerManualTaskCommands(store),
+    ...registerUsageDashboard({
+      extensionUri: context.extensionUri,
+      store,
+      adapters: () => loadSourceAdapters(context.extensionPath),
+      log,
+    }),
     ...registerViewCommands(store, channel),
     ...registerConnectionCommands({ registry, tokens, store, createSource }),
     ...registerDemoCommands({ demo, registry, tokens }),

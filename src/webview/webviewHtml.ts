@@ -1,6 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 
+/** Which bundle of dist/webview a page loads, and the element it mounts. */
+export interface WebviewPage {
+  /** A file of dist/webview, e.g. 'main.js'. */
+  script: string;
+  /** A custom element tag name (fixed in code, never from data). */
+  element: string;
+}
+
+/** The session panel: the main bundle and its app element. */
+export const SESSION_PAGE: WebviewPage = { script: 'main.js', element: 'session-details' };
+
 /**
  * The webview's HTML with a strict CSP: nothing by default, scripts only with this
  * load's nonce, styles and fonts only from the built webview folder.
@@ -9,10 +20,13 @@ export function webviewHtml(
   webview: vscode.Webview,
   extensionUri: vscode.Uri,
   title: string,
+  page: WebviewPage = SESSION_PAGE,
 ): string {
+  if (!/^[a-z][a-z0-9]*-[a-z0-9-]+$/.test(page.element) || !/^[\w.-]+\.js$/.test(page.script))
+    throw new Error(`webviewHtml: invalid page ${page.element} / ${page.script}`);
   const nonce = randomBytes(16).toString('base64');
   const dist = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'main.js'));
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, page.script));
   const codicons = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'codicon.css'));
   const csp = [
     `default-src 'none'`,
@@ -32,7 +46,7 @@ export function webviewHtml(
 <title>${escapeHtml(title)}</title>
 </head>
 <body>
-<session-details></session-details>
+<${page.element}></${page.element}>
 <script type="module" nonce="${nonce}" src="${script}"></script>
 </body>
 </html>`;

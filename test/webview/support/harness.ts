@@ -54,9 +54,9 @@ export function webviewCsp(nonce: string, cspSource: string): string {
   return directives.join('; ');
 }
 
-async function bundle(): Promise<string> {
+async function bundle(entry = 'page.ts'): Promise<string> {
   const result = await esbuild.build({
-    entryPoints: [path.join(fixture, 'page.ts')],
+    entryPoints: [path.join(fixture, entry)],
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -72,10 +72,28 @@ interface PageOptions {
   csp?: boolean;
   /** Add the whole app (<session-details>, which mounts its own copies of the components). */
   app?: boolean;
+  /** The usage dashboard page instead (fixture/dashboardPage.ts, <usage-dashboard>). */
+  dashboard?: boolean;
 }
 
-function page(nonce: string, csp: string | undefined, app: boolean): string {
+function page(nonce: string, csp: string | undefined, app: boolean, dashboard = false): string {
   const meta = csp ? `<meta http-equiv="Content-Security-Policy" content="${csp}">` : '';
+  if (dashboard) {
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+${meta}
+<link rel="stylesheet" href="/codicon.css" id="vscode-codicon-stylesheet">
+<link rel="stylesheet" href="/page.css">
+<title>usage dashboard</title>
+</head>
+<body>
+<usage-dashboard></usage-dashboard>
+<script type="module" nonce="${nonce}" src="/main.js"></script>
+</body>
+</html>`;
+  }
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -115,7 +133,7 @@ async function serve(
       const origin = `http://${request.headers.host}`;
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       const csp = options.csp === false ? undefined : webviewCsp(nonce, origin);
-      response.end(page(nonce, csp, options.app === true));
+      response.end(page(nonce, csp, options.app === true, options.dashboard === true));
       return;
     }
     const file = files[pathname];
@@ -131,13 +149,14 @@ async function serve(
   return { server, url: `http://127.0.0.1:${port}/` };
 }
 
-let built: Promise<string> | undefined;
+const built = new Map<string, Promise<string>>();
 
 /** Starts server and browser for one test file. */
 export async function openHarness(options: PageOptions = {}): Promise<Harness> {
   mkdirSync(screenshots, { recursive: true });
-  built ??= bundle();
-  const { server, url } = await serve(await built, options);
+  const entry = options.dashboard ? 'dashboardPage.ts' : 'page.ts';
+  if (!built.has(entry)) built.set(entry, bundle(entry));
+  const { server, url } = await serve(await built.get(entry)!, options);
   const executablePath = existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
   const browser: Browser = await chromium.launch({
     executablePath,
@@ -182,7 +201,8 @@ export async function openHarness(options: PageOptions = {}): Promise<Harness> {
     async load() {
       await page.goto(url);
       await page.waitForFunction('window.__probe !== undefined', undefined, { timeout: 10_000 });
-      await page.locator('transcript-view .message').first().waitFor();
+      if (options.dashboard) await page.locator('usage-dashboard h1').waitFor();
+      else await page.locator('transcript-view .message').first().waitFor();
       dialogs.length = 0;
       consoleErrors.length = 0;
       pageErrors.length = 0;

@@ -1,0 +1,127 @@
+/**
+ * The message protocol between the extension host and the usage dashboard webview
+ * (dist/webview/dashboard.js). Separate from the session panel's protocol: the two
+ * webviews share no messages. Every text field is untrusted backend text, bound as
+ * text on the webview side; numbers are drawn, strings are shown as sent by the host
+ * (costs and counts are pre-formatted there so both sides agree on wording).
+ */
+
+/** The date window the dashboard asks for: the last 7, 30 or 90 days, or everything. */
+export type DashboardRange = 7 | 30 | 90 | null;
+
+export const DASHBOARD_RANGES: readonly DashboardRange[] = [7, 30, 90, null];
+
+export interface DashboardTotalsView {
+  sessions?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** Pre-formatted ("$12.34", "cost unknown"). */
+  cost: string;
+  /** Covered by subscriptions, pre-formatted; absent when the server sent no split. */
+  subscriptionCost?: string;
+  /** Billed as API-key compute, pre-formatted; absent when the server sent no split. */
+  apiCost?: string;
+  /** Share of the known split paid by subscriptions, 0..1 (absent without a split). */
+  subscriptionShare?: number;
+}
+
+/** One day of the cost-over-time series. */
+export interface DashboardPointView {
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  /** USD over the sessions whose cost is known (drawn). */
+  cost: number;
+  /** Pre-formatted cost of the day. */
+  costText: string;
+  sessions: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Sessions that day without a known cost. */
+  unknownCostSessions: number;
+}
+
+export interface DashboardSeriesView {
+  points: DashboardPointView[];
+  /** Where the series came from and what puts a session on a day, in words. */
+  note: string;
+  /** Totals of the series, pre-formatted. */
+  totalCost: string;
+}
+
+export type BreakdownId =
+  'model' | 'harness' | 'repository' | 'user' | 'tool' | 'agentType' | 'project';
+
+export interface BreakdownRowView {
+  /** What to show (model id, harness, repository, user name, tool…); untrusted text. */
+  label: string;
+  /** What the bar draws (USD, uses, sessions…); never negative. */
+  value: number;
+  /** The drawn value in words ("$1.23", "1,234 uses"). */
+  valueText: string;
+  /** One pre-formatted cell per column of the breakdown ('—' for a gap, never 0). */
+  cells: string[];
+}
+
+/** A horizontal bar chart with its table alternative. */
+export interface BreakdownView {
+  id: BreakdownId;
+  /** "By model". */
+  title: string;
+  /** What the bars measure: "Estimated cost", "Uses", "Sessions". */
+  measure: string;
+  /** Column headers of the table alternative (after the label column). */
+  columns: string[];
+  /** Header of the label column: "Model", "Tool"… */
+  labelColumn: string;
+  rows: BreakdownRowView[];
+}
+
+export interface DashboardView {
+  connectionLabel: string;
+  range: DashboardRange;
+  /** "Last 30 days", "All time". */
+  rangeText: string;
+  /** The filters the numbers follow, in words ("harness codex; team scope"); '' for none. */
+  filtersText: string;
+  /** The server's viewer scope, when it said. */
+  viewerScope?: string;
+  totals: DashboardTotalsView;
+  /** Absent when no series could be built (problems say why). */
+  series?: DashboardSeriesView;
+  /** Only breakdowns with rows. */
+  breakdowns: BreakdownView[];
+  /** Parts that could not be loaded, in words. */
+  problems: string[];
+}
+
+/** Host → dashboard. */
+export type HostToDashboard =
+  { type: 'data'; view: DashboardView } | { type: 'loading' } | { type: 'failed'; message: string };
+
+/** Dashboard → host. `ready` is the handshake: the host posts nothing before it. */
+export type DashboardToHost =
+  { type: 'ready' } | { type: 'refresh' } | { type: 'setRange'; days: DashboardRange };
+
+/** The host acts only on messages of the protocol, with fields of the right types. */
+export function isDashboardMessage(value: unknown): value is DashboardToHost {
+  if (!value || typeof value !== 'object') return false;
+  const message = value as Record<string, unknown>;
+  switch (message.type) {
+    case 'ready':
+    case 'refresh':
+      return true;
+    case 'setRange':
+      return (
+        message.days === null || message.days === 7 || message.days === 30 || message.days === 90
+      );
+    default:
+      return false;
+  }
+}
+
+/** The range in words, shared by both sides. */
+export function rangeText(range: DashboardRange): string {
+  return range === null ? 'All time' : `Last ${range} days`;
+}

@@ -1,0 +1,194 @@
+/**
+ * The connection-level usage dashboard: `agentSessions.showUsageDashboard` opens one
+ * panel per connection (reused when opened again) showing get-agent-session-usage and
+ * get-agent-session-analytics as charts. The host posts nothing until the webview says
+ * `ready`; every message from the webview is checked by isDashboardMessage.
+ */
+import * as vscode from 'vscode';
+import { isBackendError } from '../domain/errors.ts';
+import type { DashboardRange, HostToDashboard } from '../shared/dashboardProtocol.ts';
+import { isDashboardMessage } from '../shared/dashboardProtocol.ts';
+import type { JsonToolCaller } from '../sources/mcp/jsonToolCaller.ts';
+import type { SessionSource } from '../sources/sessionSource.ts';
+import type { SourceAdapters } from '../sources/sourceFactory.ts';
+import type { SessionStore } from '../store/sessionStore.ts';
+import type { Logger } from '../util/logger.ts';
+import { dashboardFailure, dashboardFilters, toDashboardView } from './dashboardView.ts';
+import { webviewHtml } from './webviewHtml.ts';
+
+export const DASHBOARD_COMMAND = 'agentSessions.showUsageDashboard';
+export const DASHBOARD_PANEL_TYPE = 'agentSessions.dashboard';
+const DASHBOARD_PAGE = { script: 'dashboard.js', element: 'usage-dashboard' };
+
+export interface UsageDashboardDeps {
+  extensionUri: vscode.Uri;
+  store: SessionStore;
+  adapters: () => SourceAdapters;
+  log: Logger;
+}
+
+type DashboardSource = SessionSource & JsonToolCaller;
+
+/** MCP sources answer tool calls as JSON; the dashboard needs nothing else. */
+export function isDashboardSource(source: SessionSource | undefined): source is DashboardSource {
+  return !!source && typeof (source as Partial<JsonToolCaller>).callJson === 'function';
+}
+
+/** A connection id from the command's argument: a string, or a tree node with one. */
+export function connectionIdOf(arg: unknown): string | undefined {
+  if (typeof arg === 'string') return arg || undefined;
+  if (!arg || typeof arg !== 'object') return undefined;
+  const node = arg as { connectionId?: unknown; session?: { connectionId?: unknown } };
+  if (typeof node.connectionId === 'string') return node.connectionId;
+  if (typeof node.session?.connectionId === 'string') return node.session.connectionId;
+  return undefined;
+}
+
+export function registerUsageDashboard(deps: UsageDashboardDeps): vscode.Disposable[] {
+  const panels = new Map<string, vscode.WebviewPanel>();
+
+  const eligible = (id: string) =>
+    deps.store.state(id)?.capabilities?.usage === true && isDashboardSource(deps.store.source(id));
+
+  async function pick(): Promise<string | undefined> {
+    const candidates = deps.store.connections().filter((s) => eligible(s.config.id));
+    if (candidates.length === 0) {
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t(
+          'No connection offers a usage dashboard. It needs an MCP connection whose server has the get-agent-session-usage tool (refresh the connection if it was just added).',
+        ),
+      );
+      return undefined;
+    }
+    if (candidates.length === 1) return candidates[0]?.config.id;
+    const chosen = await vscode.window.showQuickPick(
+      candidates.map((s) => ({
+        label: s.config.label,
+        description: s.config.url,
+        id: s.config.id,
+      })),
+      { placeHolder: vscode.l10n.t('Show the usage dashboard of which connection?') },
+    );
+    return chosen?.id;
+  }
+
+  async function show(arg: unknown): Promise<void> {
+    const id = connectionIdOf(arg) ?? (await pick());
+    if (!id) return;
+    const existing = panels.get(id);
+    if (existing) {
+      existing.reveal();
+      return;
+    }
+    const state = deps.store.state(id);
+    if (!state) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('That connection no longer exists.'));
+      return;
+    }
+    // Capabilities load with the first list; a fresh connection may not have them yet.
+    if (state.capabilities === undefined) await deps.store.refresh(id);
+    if (!eligible(id)) {
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t(
+          '{0} has no usage dashboard: it needs an MCP server with the get-agent-session-usage tool.',
+          state.config.label,
+        ),
+      );
+      return;
+    }
+    open(id, state.config.label);
+  }
+
+  function open(connectionId: string, label: string): void {
+    const panel = vscode.window.createWebviewPanel(
+      DASHBOARD_PANEL_TYPE,
+      vscode.l10n.t('Usage: {0}', label),
+      vscode.ViewColumn.Active,
+      {
+        enableScripts: true,
+        enableCommandUris: false,
+        retainContextWhenHidden: false,
+        localResourceRoots: [
+          vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview'),
+          vscode.Uri.joinPath(deps.extensionUri, 'media'),
+        ],
+      },
+    );
+    panels.set(connectionId, panel);
+    panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'agent-sessions.svg');
+    panel.webview.html = webviewHtml(panel.webview, deps.extensionUri, panel.title, DASHBOARD_PAGE);
+
+    const post = (message: HostToDashboard) => void panel.webview.postMessage(message);
+    let range: DashboardRange = null;
+    let ready = false;
+    let running: AbortController | undefined;
+    let lastFilters = deps.store.state(connectionId)?.filters;
+
+    const load = async () => {
+      running?.abort();
+      const controller = new AbortController();
+      running = controller;
+      post({ type: 'loading' });
+      const state = deps.store.state(connectionId);
+      const source = deps.store.source(connectionId);
+      if (!state || !isDashboardSource(source)) {
+        post({
+          type: 'failed',
+          message: vscode.l10n.t('This connection no longer offers a usage dashboard.'),
+        });
+        return;
+      }
+      const filters = dashboardFilters(state.filters, range);
+      try {
+        const data = await deps
+          .adapters()
+          .fetchDashboardData(source, { filters, signal: controller.signal });
+        if (controller.signal.aborted) return;
+        post({
+          type: 'data',
+          view: toDashboardView(data, { connectionLabel: state.config.label, range, filters }),
+        });
+      } catch (error) {
+        if (controller.signal.aborted) return;
+        if (isBackendError(error) && error.kind === 'canceled') return;
+        deps.log.warn(`usage dashboard ${connectionId}: ${(error as Error).message}`);
+        post({ type: 'failed', message: dashboardFailure(error) });
+      } finally {
+        if (running === controller) running = undefined;
+      }
+    };
+
+    const subscriptions = [
+      panel.webview.onDidReceiveMessage((message: unknown) => {
+        if (!isDashboardMessage(message)) return;
+        if (message.type === 'ready') ready = true;
+        if (message.type === 'setRange') range = message.days;
+        if (ready) void load();
+      }),
+      // New filters on the connection: the dashboard follows them.
+      deps.store.onDidChange((id) => {
+        if (!ready || (id !== undefined && id !== connectionId)) return;
+        const state = deps.store.state(connectionId);
+        if (state && state.filters !== lastFilters) {
+          lastFilters = state.filters;
+          void load();
+        }
+      }),
+      panel.onDidDispose(() => {
+        running?.abort();
+        panels.delete(connectionId);
+        for (const s of subscriptions) s.dispose();
+      }),
+    ];
+  }
+
+  return [
+    vscode.commands.registerCommand(DASHBOARD_COMMAND, (arg?: unknown) => show(arg)),
+    {
+      dispose() {
+        for (const panel of [...panels.values()]) panel.dispose();
+        panels.clear();
+      },
+    },
+  ];
+}

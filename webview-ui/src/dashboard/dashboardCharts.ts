@@ -1,0 +1,104 @@
+/**
+ * The dashboard's charts as SVG from Lit templates: columns over time and horizontal
+ * bars by category. Every bar is an image with its own accessible name (and a tooltip
+ * title); the colors come from the theme (--vscode-charts-*) through CSS classes.
+ * Untrusted text is only ever bound as text or attribute values.
+ */
+import { html, svg } from 'lit';
+import type { TemplateResult } from 'lit';
+import type { BreakdownView, DashboardPointView } from '../../../src/shared/dashboardProtocol.ts';
+import { tokens } from '../usage/usageChart.ts';
+
+const HEIGHT = 120;
+const COLUMN = 12;
+const GAP = 3;
+
+export function costLabel(p: DashboardPointView): string {
+  const unknown =
+    tokens(p.unknownCostSessions) > 0 ? `, ${tokens(p.unknownCostSessions)} without a cost` : '';
+  const sessions = tokens(p.sessions);
+  return `${p.day}: ${p.costText}, ${sessions.toLocaleString()} session${sessions === 1 ? '' : 's'}${unknown}`;
+}
+
+export function tokensLabel(p: DashboardPointView): string {
+  return `${p.day}: ${tokens(p.inputTokens).toLocaleString()} input, ${tokens(
+    p.outputTokens,
+  ).toLocaleString()} output tokens`;
+}
+
+function frame(count: number, name: string, body: unknown): TemplateResult {
+  const width = Math.max(1, count * (COLUMN + GAP));
+  return html`<svg
+    class="chart"
+    width=${width}
+    height=${HEIGHT}
+    viewBox="0 0 ${width} ${HEIGHT}"
+    role="group"
+    aria-label=${name}
+  >
+    ${body}
+  </svg>`;
+}
+
+/** One column per day: the known cost. */
+export function costChart(points: DashboardPointView[]): TemplateResult {
+  const max = points.reduce((m, p) => Math.max(m, tokens(p.cost)), 0) || 1;
+  return frame(
+    points.length,
+    'Estimated cost per day',
+    points.map((p, i) => {
+      const h = (tokens(p.cost) / max) * HEIGHT;
+      const label = costLabel(p);
+      return svg`<g class="bar" role="img" aria-label=${label}>
+        <title>${label}</title>
+        <rect class="cost" x=${i * (COLUMN + GAP)} y=${HEIGHT - h} width=${COLUMN} height=${h}></rect>
+      </g>`;
+    }),
+  );
+}
+
+/** One stacked column per day: input below, output above. */
+export function tokensChart(points: DashboardPointView[]): TemplateResult {
+  const max =
+    points.reduce((m, p) => Math.max(m, tokens(p.inputTokens) + tokens(p.outputTokens)), 0) || 1;
+  return frame(
+    points.length,
+    'Tokens per day',
+    points.map((p, i) => {
+      const input = (tokens(p.inputTokens) / max) * HEIGHT;
+      const output = (tokens(p.outputTokens) / max) * HEIGHT;
+      const x = i * (COLUMN + GAP);
+      const label = tokensLabel(p);
+      return svg`<g class="bar" role="img" aria-label=${label}>
+        <title>${label}</title>
+        <rect class="in" x=${x} y=${HEIGHT - input} width=${COLUMN} height=${input}></rect>
+        <rect class="out" x=${x} y=${HEIGHT - input - output} width=${COLUMN} height=${output}></rect>
+      </g>`;
+    }),
+  );
+}
+
+/**
+ * Horizontal bars, one row per category: the label, the bar (an SVG rect whose width
+ * is a percentage attribute, since the CSP allows no inline styles) and the value.
+ */
+export function barList(breakdown: BreakdownView): TemplateResult {
+  const max = breakdown.rows.reduce((m, r) => Math.max(m, tokens(r.value)), 0) || 1;
+  return html`<div
+    class="bars"
+    role="group"
+    aria-label="${breakdown.measure} ${breakdown.title.toLowerCase()}"
+  >
+    ${breakdown.rows.map((row) => {
+      const percent = Math.round((tokens(row.value) / max) * 1000) / 10;
+      const label = `${row.label}: ${row.valueText}`;
+      return html`<div class="hbar" role="img" aria-label=${label} title=${label}>
+        <span class="hlabel">${row.label}</span>
+        <svg class="htrack" height="14" aria-hidden="true">
+          ${svg`<rect class="fill" x="0" y="1" width="${percent}%" height="12"></rect>`}
+        </svg>
+        <span class="hvalue">${row.valueText}</span>
+      </div>`;
+    })}
+  </div>`;
+}
