@@ -67,7 +67,12 @@ function toSummary(row: PlatformRow, connectionId: string): SessionSummary {
     outputTokens: row.total_output_tokens ?? undefined,
     details: [
       ['Agent', row.agent_name ?? undefined],
-      ['Duration', row.duration_ms == null ? undefined : `${Math.round(row.duration_ms / 1000)} s`],
+      [
+        'Duration',
+        row.duration_ms === null || row.duration_ms === undefined
+          ? undefined
+          : `${Math.round(row.duration_ms / 1000)} s`,
+      ],
     ].filter((r): r is [string, string] => Boolean(r[1])),
   };
 }

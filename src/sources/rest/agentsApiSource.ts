@@ -259,7 +259,7 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
       startedAt: row.created_at ?? undefined,
       details: restDetails(row),
       context:
-        row.session_context_usage?.total_tokens != null &&
+        typeof row.session_context_usage?.total_tokens === 'number' &&
         row.session_context_usage.model_context_window
           ? {
               used: row.session_context_usage.total_tokens,
