@@ -215,6 +215,8 @@ export class PanelData {
         });
       }
       this.opened = opened;
+      // The server may key the file differently from the transcript's reference to it.
+      this.fileKey = opened.fileKey;
       this.postReady();
       // Entry counts grow while a large file is indexed in the background.
       const doc = opened.source as { whenIndexed?: () => Promise<void> };

@@ -9,6 +9,8 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Page } from 'playwright-core';
 import { startCodeServer, workbenchUrl } from '../../scripts/lib/codeServer.ts';
+import { buildDataset } from '../../src/demo/dataset.ts';
+import { DEFAULT_SEED } from '../../src/demo/server.ts';
 import { chromiumArgs, chromiumPath, projectRoot } from '../../scripts/lib/tools.ts';
 
 const shots = path.join(projectRoot, 'test-results', 'ui');
@@ -167,6 +169,106 @@ try {
     await panel.locator('usage-view').waitFor();
     await page.screenshot({ path: path.join(shots, '8-usage.png') });
   });
+
+  await step(
+    'a comment click scrolls the transcript to its anchor; a subagent opens from its tool call',
+    async () => {
+      const activePanel = () =>
+        page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('#active-frame');
+      /** Opens a group's sessions in turn until `accept` says one is suitable. */
+      const openFirst = async (group: string, accept: () => Promise<boolean>) => {
+        await page
+          .locator('.part.sidebar .action-label[aria-label="Collapse All"]')
+          .first()
+          .click();
+        await sidebarRow(page, 'Demo · Reporting').click();
+        // Load every page (218 sessions, 100 a page): with the groups collapsed the row is in view.
+        for (let i = 0; i < 3; i++) {
+          const more = sidebarRow(page, 'Load more');
+          if (!(await more.isVisible().catch(() => false))) break;
+          await more.click();
+          await page.waitForTimeout(1_000);
+        }
+        const groupRow = page
+          .locator('.part.sidebar .monaco-list-row[aria-level="2"]')
+          .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${group}$`) }) })
+          .first();
+        if ((await groupRow.getAttribute('aria-expanded')) !== 'true') await groupRow.click();
+        await page.waitForTimeout(500);
+        const rows = page.locator('.part.sidebar .monaco-list-row[aria-level="3"]');
+        const count = await rows.count();
+        for (let i = 0; i < count; i++) {
+          await rows.nth(i).click();
+          if (await accept().catch(() => false)) return;
+        }
+        throw new Error(`none of the ${count} sessions in ${group} was suitable`);
+      };
+      // The demo has one session with many comment threads (its status is "error").
+      await openFirst('Error', async () => {
+        const header = activePanel().locator('session-details vscode-tab-header', {
+          hasText: /Comments \(\d+\)/,
+        });
+        await header.waitFor({ timeout: 6_000 });
+        return !/\(0\)/.test(await header.innerText());
+      });
+      const panel = activePanel();
+      await panel.locator('session-details vscode-tab-header', { hasText: 'Comments' }).click();
+      const thread = panel.locator('comments-view .thread').first();
+      await thread.waitFor({ timeout: 30_000 });
+      await thread.click();
+      const mark = panel.locator('transcript-view mark').first();
+      await mark.waitFor({ timeout: 60_000 });
+      if (!(await mark.isVisible())) throw new Error('the anchor is not visible in the transcript');
+      await page.screenshot({ path: path.join(shots, '9-comment-anchor.png') });
+
+      // The demo's data is deterministic: this session has subagent files in several states.
+      const dataset = buildDataset({ seed: DEFAULT_SEED, now: new Date() });
+      const name =
+        dataset.closedloop.byId.get(dataset.closedloop.fixtures.mixedSubagentFiles)?.name ?? '';
+      await page.keyboard.press('F1');
+      await page.keyboard.type('Agent Sessions: Filter by Text');
+      await page
+        .locator('.quick-input-list .monaco-list-row', { hasText: 'Filter by Text' })
+        .first()
+        .waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-widget', { hasText: 'Show sessions whose name' }).waitFor();
+      await page.locator('.quick-input-widget input').fill(name);
+      await page.keyboard.press('Enter');
+      await page.waitForTimeout(500);
+      // Among the sessions of that name, one whose first subagent file was uploaded.
+      await openFirst('Finished', async () => {
+        await activePanel()
+          .locator('session-details vscode-tab-header', { hasText: 'Transcript' })
+          .click();
+        const open = activePanel()
+          .locator('transcript-view button.link', { hasText: /subagent/i })
+          .first();
+        await open.waitFor({ timeout: 5_000 });
+        await open.click();
+        // Shown once the file switcher names the subagent's file and its entries render.
+        const select = activePanel().locator('transcript-view select.files');
+        const deadline = Date.now() + 8_000;
+        while (!(await select.inputValue().catch(() => '')).startsWith('subagent:')) {
+          if (Date.now() > deadline) return false;
+          await page.waitForTimeout(200);
+        }
+        await activePanel()
+          .locator('transcript-view [role="article"]')
+          .first()
+          .waitFor({ timeout: 8_000 });
+        return true;
+      });
+      await page.screenshot({ path: path.join(shots, '10-subagent.png') });
+      await page.keyboard.press('F1');
+      await page.keyboard.type('Agent Sessions: Clear Filters');
+      await page
+        .locator('.quick-input-list .monaco-list-row', { hasText: 'Clear Filters' })
+        .first()
+        .waitFor();
+      await page.keyboard.press('Enter');
+    },
+  );
 
   await step('a platform session shows its manual task; the workflow body stays text', async () => {
     await page.locator('.part.sidebar .action-label[aria-label="Collapse All"]').first().click();

@@ -82,11 +82,12 @@ export async function openSessionTranscript(
         remotes.set(key, remote);
       }
       const listing = await remote.listFiles(session.id, signal);
-      const path = await remote.fetchFile(session.id, fileKey, {
+      const fileKeyOnServer = resolveFileKey(fileKey, listing.files);
+      const path = await remote.fetchFile(session.id, fileKeyOnServer, {
         signal,
         onProgress: request.onProgress,
       });
-      return fromFile(path, listing.files, fileKey);
+      return fromFile(path, listing.files, fileKeyOnServer);
     }
     if (await source.hasTool('describe_session', signal)) {
       const described = await source.callJson(
@@ -110,6 +111,21 @@ export async function openSessionTranscript(
     );
   }
   return undefined;
+}
+
+/**
+ * A transcript names a subagent by its agent id (`subagent:<agentId>`); the server's file
+ * key may carry the file's own id (`subagent:agent-<agentId>`). Match on the agent id.
+ */
+export function resolveFileKey(fileKey: string, files: readonly TranscriptFileView[]): string {
+  if (fileKey === 'main' || files.some((f) => f.fileKey === fileKey)) return fileKey;
+  const agentId = fileKey.replace(/^subagent:/, '');
+  const match = files.find(
+    (f) =>
+      f.fileKey.startsWith('subagent:') &&
+      (f.fileKey.endsWith(`-${agentId}`) || f.fileKey.endsWith(`:${agentId}`)),
+  );
+  return match?.fileKey ?? fileKey;
 }
 
 async function fromFile(

@@ -127,6 +127,9 @@ export class TranscriptView extends LitElement {
   }
 
   override updated(): void {
+    // A <select>'s value can only be set once its options exist, i.e. after rendering.
+    const files = this.renderRoot.querySelector<HTMLSelectElement>('select.files');
+    if (files && files.value !== this.fileKey) files.value = this.fileKey;
     if (this.status?.state !== 'ready') return;
     if (this.range.last < this.range.first) this.range = { first: 0, last: 0 };
     this.ensureWindows();
