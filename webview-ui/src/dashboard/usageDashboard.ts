@@ -1,3 +1,4 @@
+import { chartTableStyles } from '../shared/tableStyles.ts';
 import { LitElement, css, html, nothing, svg } from 'lit';
 import type {
   BreakdownView,
@@ -64,194 +65,179 @@ export class UsageDashboard extends LitElement {
     }
   }
 
-  static override styles = css`
-    :host {
-      display: block;
-      padding: 8px 20px 24px;
-      color: var(--vscode-foreground);
-      font-family: var(--vscode-font-family);
-      font-size: var(--vscode-font-size);
-    }
-    h1 {
-      font-size: 1.3em;
-      margin: 8px 0 2px;
-      overflow-wrap: anywhere;
-    }
-    h2 {
-      font-size: 1.05em;
-      margin: 20px 0 6px;
-    }
-    .muted,
-    caption,
-    dt {
-      color: var(--vscode-descriptionForeground);
-    }
-    .toolbar {
-      display: flex;
-      flex-wrap: wrap;
-      gap: 6px;
-      align-items: center;
-      margin: 8px 0;
-    }
-    button {
-      font: inherit;
-      color: var(--vscode-button-secondaryForeground, var(--vscode-foreground));
-      background: var(--vscode-button-secondaryBackground, transparent);
-      border: 1px solid var(--vscode-button-border, var(--vscode-contrastBorder, transparent));
-      border-radius: 2px;
-      padding: 3px 10px;
-      cursor: pointer;
-    }
-    button[aria-pressed='true'] {
-      color: var(--vscode-button-foreground);
-      background: var(--vscode-button-background);
-    }
-    button:focus-visible,
-    summary:focus-visible {
-      outline: 1px solid var(--vscode-focusBorder);
-      outline-offset: 1px;
-    }
-    .notice {
-      border-left: 3px solid var(--vscode-editorWarning-foreground, var(--vscode-charts-yellow));
-      background: var(--vscode-textBlockQuote-background);
-      padding: 6px 10px;
-      margin: 8px 0;
-    }
-    .notice ul {
-      margin: 0;
-      padding-left: 18px;
-    }
-    .error {
-      border-left-color: var(--vscode-errorForeground, var(--vscode-charts-red));
-    }
-    dl.totals {
-      display: grid;
-      grid-template-columns: repeat(auto-fill, minmax(150px, 1fr));
-      gap: 8px;
-      margin: 8px 0;
-    }
-    dl.totals div {
-      border: 1px solid var(--vscode-panel-border);
-      padding: 6px 10px;
-    }
-    dd {
-      margin: 2px 0 0;
-      font-size: 1.25em;
-      font-variant-numeric: tabular-nums;
-      overflow-wrap: anywhere;
-    }
-    .split svg {
-      display: block;
-      width: 100%;
-      max-width: 480px;
-    }
-    .scroll {
-      overflow-x: auto;
-      padding-bottom: 4px;
-    }
-    .cost,
-    .fill,
-    .swatch.cost {
-      fill: var(--vscode-charts-blue);
-      background: var(--vscode-charts-blue);
-    }
-    .in,
-    .swatch.in,
-    .sub {
-      fill: var(--vscode-charts-green);
-      background: var(--vscode-charts-green);
-    }
-    .out,
-    .swatch.out,
-    .api {
-      fill: var(--vscode-charts-orange);
-      background: var(--vscode-charts-orange);
-    }
-    .swatch.sub {
-      background: var(--vscode-charts-green);
-    }
-    .swatch.api {
-      background: var(--vscode-charts-orange);
-    }
-    .track {
-      fill: var(--vscode-editorWidget-background, var(--vscode-panel-border));
-    }
-    .bar:hover rect,
-    .hbar:hover rect {
-      opacity: 0.8;
-    }
-    .legend {
-      display: flex;
-      gap: 12px;
-      align-items: center;
-      margin: 4px 0;
-    }
-    .swatch {
-      display: inline-block;
-      width: 10px;
-      height: 10px;
-      margin-right: 4px;
-      border: 1px solid var(--vscode-contrastBorder, transparent);
-    }
-    .plot {
-      display: inline-block;
-    }
-    .axis {
-      display: flex;
-      justify-content: space-between;
-      gap: 12px;
-    }
-    .grid {
-      display: grid;
-      grid-template-columns: repeat(auto-fit, minmax(360px, 1fr));
-      gap: 0 32px;
-    }
-    .hbar {
-      display: grid;
-      grid-template-columns: minmax(80px, 14em) 1fr max-content;
-      gap: 8px;
-      align-items: center;
-      padding: 1px 0;
-    }
-    .hlabel {
-      overflow: hidden;
-      text-overflow: ellipsis;
-      white-space: nowrap;
-    }
-    .htrack {
-      width: 100%;
-    }
-    .hvalue {
-      font-variant-numeric: tabular-nums;
-    }
-    table {
-      border-collapse: collapse;
-      margin-top: 4px;
-    }
-    th,
-    td {
-      text-align: right;
-      padding: 2px 10px;
-      border-bottom: 1px solid var(--vscode-panel-border);
-      font-variant-numeric: tabular-nums;
-    }
-    th:first-child,
-    td:first-child {
-      text-align: left;
-      overflow-wrap: anywhere;
-    }
-    summary {
-      cursor: pointer;
-      color: var(--vscode-textLink-foreground);
-      margin-top: 4px;
-    }
-    @media (forced-colors: active) {
-      rect {
-        forced-color-adjust: none;
-        fill: CanvasText;
+  static override styles = [
+    chartTableStyles,
+    css`
+      :host {
+        display: block;
+        padding: 8px 20px 24px;
+        color: var(--vscode-foreground);
+        font-family: var(--vscode-font-family);
+        font-size: var(--vscode-font-size);
       }
-    }
-  `;
+      h1 {
+        font-size: 1.3em;
+        margin: 8px 0 2px;
+        overflow-wrap: anywhere;
+      }
+      h2 {
+        font-size: 1.05em;
+        margin: 20px 0 6px;
+      }
+      .muted,
+      caption,
+      dt {
+        color: var(--vscode-descriptionForeground);
+      }
+      .toolbar {
+        display: flex;
+        flex-wrap: wrap;
+        gap: 6px;
+        align-items: center;
+        margin: 8px 0;
+      }
+      button {
+        font: inherit;
+        color: var(--vscode-button-secondaryForeground, var(--vscode-foreground));
+        background: var(--vscode-button-secondaryBackground, transparent);
+        border: 1px solid var(--vscode-button-border, var(--vscode-contrastBorder, transparent));
+        border-radius: 2px;
+        padding: 3px 10px;
+        cursor: pointer;
+      }
+      button[aria-pressed='true'] {
+        color: var(--vscode-button-foreground);
+        background: var(--vscode-button-background);
+      }
+      button:focus-visible,
+      summary:focus-visible {
+        outline: 1px solid var(--vscode-focusBorder);
+        outline-offset: 1px;
+      }
+      .notice {
+        border-left: 3px solid var(--vscode-editorWarning-foreground, var(--vscode-charts-yellow));
+        background: var(--vscode-textBlockQuote-background);
+        padding: 6px 10px;
+        margin: 8px 0;
+      }
+      .notice ul {
+        margin: 0;
+        padding-left: 18px;
+      }
+      .error {
+        border-left-color: var(--vscode-errorForeground, var(--vscode-charts-red));
+      }
+      dl.totals {
+        display: grid;
+        grid-template-columns: repeat(auto-fill, minmax(150px, 1fr));
+        gap: 8px;
+        margin: 8px 0;
+      }
+      dl.totals div {
+        border: 1px solid var(--vscode-panel-border);
+        padding: 6px 10px;
+      }
+      dd {
+        margin: 2px 0 0;
+        font-size: 1.25em;
+        font-variant-numeric: tabular-nums;
+        overflow-wrap: anywhere;
+      }
+      .split svg {
+        display: block;
+        width: 100%;
+        max-width: 480px;
+      }
+      .scroll {
+        overflow-x: auto;
+        padding-bottom: 4px;
+      }
+      .cost,
+      .fill,
+      .swatch.cost {
+        fill: var(--vscode-charts-blue);
+        background: var(--vscode-charts-blue);
+      }
+      .in,
+      .swatch.in,
+      .sub {
+        fill: var(--vscode-charts-green);
+        background: var(--vscode-charts-green);
+      }
+      .out,
+      .swatch.out,
+      .api {
+        fill: var(--vscode-charts-orange);
+        background: var(--vscode-charts-orange);
+      }
+      .swatch.sub {
+        background: var(--vscode-charts-green);
+      }
+      .swatch.api {
+        background: var(--vscode-charts-orange);
+      }
+      .track {
+        fill: var(--vscode-editorWidget-background, var(--vscode-panel-border));
+      }
+      .bar:hover rect,
+      .hbar:hover rect {
+        opacity: 0.8;
+      }
+      .legend {
+        display: flex;
+        gap: 12px;
+        align-items: center;
+        margin: 4px 0;
+      }
+      .swatch {
+        display: inline-block;
+        width: 10px;
+        height: 10px;
+        margin-right: 4px;
+        border: 1px solid var(--vscode-contrastBorder, transparent);
+      }
+      .plot {
+        display: inline-block;
+      }
+      .axis {
+        display: flex;
+        justify-content: space-between;
+        gap: 12px;
+      }
+      .grid {
+        display: grid;
+        grid-template-columns: repeat(auto-fit, minmax(360px, 1fr));
+        gap: 0 32px;
+      }
+      .hbar {
+        display: grid;
+        grid-template-columns: minmax(80px, 14em) 1fr max-content;
+        gap: 8px;
+        align-items: center;
+        padding: 1px 0;
+      }
+      .hlabel {
+        overflow: hidden;
+        text-overflow: ellipsis;
+        white-space: nowrap;
+      }
+      .htrack {
+        width: 100%;
+      }
+      .hvalue {
+        font-variant-numeric: tabular-nums;
+      }
+      summary {
+        margin-top: 4px;
+      }
+      @media (forced-colors: active) {
+        rect {
+          forced-color-adjust: none;
+          fill: CanvasText;
+        }
+      }
+    `,
+  ];
 
   private setRange(days: DashboardRange): void {
     this.pendingRange = days;

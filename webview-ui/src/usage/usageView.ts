@@ -1,3 +1,4 @@
+import { chartTableStyles } from '../shared/tableStyles.ts';
 import { LitElement, css, html, nothing, svg } from 'lit';
 import type { UsageView as UsageViewModel } from '../../../src/shared/protocol.ts';
 import { tokens, turnChart } from './usageChart.ts';
@@ -14,103 +15,86 @@ export class UsageView extends LitElement {
 
   declare view: UsageViewModel | undefined;
 
-  static override styles = css`
-    :host {
-      display: block;
-      color: var(--vscode-foreground);
-      font-family: var(--vscode-font-family);
-      font-size: var(--vscode-font-size);
-    }
-    dl {
-      display: grid;
-      grid-template-columns: max-content 1fr;
-      gap: 4px 16px;
-      margin: 8px 0 16px;
-    }
-    dt,
-    .muted,
-    caption {
-      color: var(--vscode-descriptionForeground);
-    }
-    dd {
-      margin: 0;
-      font-variant-numeric: tabular-nums;
-      overflow-wrap: anywhere;
-    }
-    h2 {
-      font-size: 1.05em;
-      margin: 16px 0 6px;
-    }
-    .scroll {
-      overflow-x: auto;
-      padding-bottom: 4px;
-    }
-    .in,
-    .swatch.in,
-    .fill {
-      fill: var(--vscode-charts-blue);
-      background: var(--vscode-charts-blue);
-    }
-    .out,
-    .swatch.out {
-      fill: var(--vscode-charts-orange);
-      background: var(--vscode-charts-orange);
-    }
-    .fill.high {
-      fill: var(--vscode-charts-yellow);
-    }
-    .fill.full {
-      fill: var(--vscode-charts-red);
-    }
-    .track {
-      fill: var(--vscode-editorWidget-background, var(--vscode-panel-border));
-      stroke: var(--vscode-contrastBorder, none);
-    }
-    .bar:hover rect {
-      opacity: 0.8;
-    }
-    .legend {
-      display: flex;
-      gap: 12px;
-      align-items: center;
-      margin: 4px 0;
-    }
-    .swatch {
-      display: inline-block;
-      width: 10px;
-      height: 10px;
-      margin-right: 4px;
-      border: 1px solid var(--vscode-contrastBorder, transparent);
-    }
-    .gauge svg {
-      display: block;
-      width: 100%;
-      max-width: 400px;
-    }
-    table {
-      border-collapse: collapse;
-      margin-top: 4px;
-    }
-    th,
-    td {
-      text-align: right;
-      padding: 2px 10px;
-      border-bottom: 1px solid var(--vscode-panel-border);
-      font-variant-numeric: tabular-nums;
-    }
-    th:first-child,
-    td:first-child {
-      text-align: left;
-      overflow-wrap: anywhere;
-    }
-    summary {
-      cursor: pointer;
-      color: var(--vscode-textLink-foreground);
-    }
-    summary:focus-visible {
-      outline: 1px solid var(--vscode-focusBorder);
-    }
-  `;
+  static override styles = [
+    chartTableStyles,
+    css`
+      :host {
+        display: block;
+        color: var(--vscode-foreground);
+        font-family: var(--vscode-font-family);
+        font-size: var(--vscode-font-size);
+      }
+      dl {
+        display: grid;
+        grid-template-columns: max-content 1fr;
+        gap: 4px 16px;
+        margin: 8px 0 16px;
+      }
+      dt,
+      .muted,
+      caption {
+        color: var(--vscode-descriptionForeground);
+      }
+      dd {
+        margin: 0;
+        font-variant-numeric: tabular-nums;
+        overflow-wrap: anywhere;
+      }
+      h2 {
+        font-size: 1.05em;
+        margin: 16px 0 6px;
+      }
+      .scroll {
+        overflow-x: auto;
+        padding-bottom: 4px;
+      }
+      .in,
+      .swatch.in,
+      .fill {
+        fill: var(--vscode-charts-blue);
+        background: var(--vscode-charts-blue);
+      }
+      .out,
+      .swatch.out {
+        fill: var(--vscode-charts-orange);
+        background: var(--vscode-charts-orange);
+      }
+      .fill.high {
+        fill: var(--vscode-charts-yellow);
+      }
+      .fill.full {
+        fill: var(--vscode-charts-red);
+      }
+      .track {
+        fill: var(--vscode-editorWidget-background, var(--vscode-panel-border));
+        stroke: var(--vscode-contrastBorder, none);
+      }
+      .bar:hover rect {
+        opacity: 0.8;
+      }
+      .legend {
+        display: flex;
+        gap: 12px;
+        align-items: center;
+        margin: 4px 0;
+      }
+      .swatch {
+        display: inline-block;
+        width: 10px;
+        height: 10px;
+        margin-right: 4px;
+        border: 1px solid var(--vscode-contrastBorder, transparent);
+      }
+      .gauge svg {
+        display: block;
+        width: 100%;
+        max-width: 400px;
+      }
+      summary:focus-visible {
+        outline: 1px solid var(--vscode-focusBorder);
+      }
+    `,
+  ];
 
   override render() {
     const view = this.view;
