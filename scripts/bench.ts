@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from './lib/tools.ts';
-import { runIntegrationTests } from '../test/integration/runTests.ts';
+import { localCorpusEnv, runIntegrationTests } from '../test/integration/runTests.ts';
 import { benchTree } from './bench/tree.ts';
 import { benchTranscript } from './bench/transcript.ts';
 import { benchLocal } from './bench/local.ts';
@@ -57,7 +57,7 @@ if (wants('activation')) {
   run(process.execPath, ['esbuild.mjs', '--production']);
   run(process.execPath, ['esbuild.mjs', '--tests-only']);
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'asi-bench-')), 'activation.json');
-  const code = await runIntegrationTests({ ASI_BENCH_FILE: out });
+  const code = await runIntegrationTests({ ...(await localCorpusEnv()), ASI_BENCH_FILE: out });
   if (code !== 0 || !existsSync(out))
     throw new Error('the integration run that measures activation failed');
   const measured = JSON.parse(readFileSync(out, 'utf8')) as {

@@ -5,20 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { startReferenceBackend } from '../../src/demo/server.ts';
 import { FaultInjector } from '../support/faults.ts';
-import { writeLocalCorpus } from '../support/localCorpus.ts';
-import { runIntegrationTests } from './runTests.ts';
+import { localCorpusEnv, runIntegrationTests } from './runTests.ts';
 
-// A generated Claude Code + Codex corpus for the local-transcripts connection.
-const corpus = await writeLocalCorpus(mkdtempSync(path.join(os.tmpdir(), 'asi-corpus-')));
-const suite = await runIntegrationTests({
-  CLAUDE_CONFIG_DIR: corpus.claudeDir,
-  CODEX_HOME: corpus.codexDir,
-  ASI_EXPECTED_LOCAL: JSON.stringify({
-    files: corpus.files.map((f) => f.path),
-    inputTokens: corpus.expected.total.input,
-    outputTokens: corpus.expected.total.output,
-  }),
-});
+const suite = await runIntegrationTests(await localCorpusEnv());
 
 // The backend lives in this process so it outlasts the window reload.
 const faults = new FaultInjector();

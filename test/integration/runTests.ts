@@ -9,6 +9,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../scripts/lib/tools.ts';
+import { writeLocalCorpus } from '../support/localCorpus.ts';
 
 export async function runIntegrationTests(env: Record<string, string>): Promise<number> {
   // (one VS Code window; the reload scenario reloads it once, see index.ts)
@@ -38,4 +39,18 @@ export async function runIntegrationTests(env: Record<string, string>): Promise<
     console.error(String((error as Error).message ?? error));
     return 1;
   }
+}
+
+/** A generated Claude Code + Codex corpus for the local-transcripts test, and what it must show. */
+export async function localCorpusEnv(): Promise<Record<string, string>> {
+  const corpus = await writeLocalCorpus(mkdtempSync(path.join(os.tmpdir(), 'asi-corpus-')));
+  return {
+    CLAUDE_CONFIG_DIR: corpus.claudeDir,
+    CODEX_HOME: corpus.codexDir,
+    ASI_EXPECTED_LOCAL: JSON.stringify({
+      files: corpus.files.map((f) => f.path),
+      inputTokens: corpus.expected.total.input,
+      outputTokens: corpus.expected.total.output,
+    }),
+  };
 }
