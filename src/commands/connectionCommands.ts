@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
+import { connectionIdOf } from './commandArgs.ts';
 import type { ConnectionRegistry } from '../config/connectionRegistry.ts';
 import type { TokenStore } from '../config/tokenStore.ts';
 import type { ConnectionConfig, ConnectionKind, SessionSource } from '../sources/sessionSource.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
-import type { TreeNode } from '../views/sessionsTree.ts';
 
 interface Deps {
   registry: ConnectionRegistry;
@@ -47,12 +47,7 @@ async function withConnection(
 }
 
 async function resolveConnection(deps: Deps, arg: unknown): Promise<ConnectionConfig | undefined> {
-  const id =
-    typeof arg === 'string'
-      ? arg
-      : arg && typeof arg === 'object' && 'connectionId' in arg
-        ? String((arg as TreeNode & { connectionId: string }).connectionId)
-        : undefined;
+  const id = connectionIdOf(arg);
   if (id) return deps.registry.get(id);
   const all = deps.registry.all();
   if (all.length <= 1) return all[0];

@@ -9,7 +9,7 @@ import {
 } from '../domain/filters.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import type { SessionsTreeProvider } from '../views/sessionsTree.ts';
-import { connectionIdOf } from './viewCommands.ts';
+import { connectionIdOf } from './commandArgs.ts';
 
 type FilterField =
   'harness' | 'status' | 'dates' | 'quality' | 'scope' | 'userId' | 'clear' | 'apply';

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { sessionOf } from './commandArgs.ts';
 import type { PendingTask, SessionSummary } from '../domain/session.ts';
 import { hasManualTasks } from '../sources/steering.ts';
 import type { ManualTaskDetail, ManualTasks } from '../sources/steering.ts';
@@ -32,8 +33,8 @@ async function resolveSession(
   store: SessionStore,
   arg: unknown,
 ): Promise<SessionSummary | undefined> {
-  if (arg && typeof arg === 'object' && 'session' in arg)
-    return (arg as { session: SessionSummary }).session;
+  const given = sessionOf(arg);
+  if (given) return given;
   const candidates = store
     .connections()
     .flatMap((c) => c.sessions)

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { sessionOf } from './commandArgs.ts';
 import type { SessionSummary } from '../domain/session.ts';
 import { formatCost, relativeTime } from '../domain/format.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
@@ -16,12 +17,6 @@ export function registerSessionCommands(
       if (session) panels.open(session);
     }),
   ];
-}
-
-function sessionOf(arg: unknown): SessionSummary | undefined {
-  if (arg && typeof arg === 'object' && 'session' in arg)
-    return (arg as { session: SessionSummary }).session;
-  return undefined;
 }
 
 async function pickSession(store: SessionStore): Promise<SessionSummary | undefined> {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { sessionOf } from './commandArgs.ts';
 import type { CompletionIntent, CompletionOutcome } from '../domain/completionIntent.ts';
 import type { SessionSummary } from '../domain/session.ts';
 import { canCompleteSessions, canInterrupt } from '../sources/steering.ts';
@@ -30,12 +31,6 @@ export function registerSteeringCommands(deps: Deps): vscode.Disposable[] {
       interrupt(deps, arg),
     ),
   ];
-}
-
-function sessionOf(arg: unknown): SessionSummary | undefined {
-  if (arg && typeof arg === 'object' && 'session' in arg)
-    return (arg as { session: SessionSummary }).session;
-  return undefined;
 }
 
 /** Sessions whose connection exposes session_complete and that have not finished. */

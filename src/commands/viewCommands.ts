@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { connectionIdOf } from './commandArgs.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 
 /** Refresh, paging and the log: commands that only touch the store and the view. */
@@ -18,12 +19,4 @@ export function registerViewCommands(
     }),
     vscode.commands.registerCommand('agentSessions.showLog', () => log.show()),
   ];
-}
-
-export function connectionIdOf(arg: unknown): string | undefined {
-  if (typeof arg === 'string') return arg;
-  if (arg && typeof arg === 'object' && 'connectionId' in arg) {
-    return String((arg as { connectionId: unknown }).connectionId);
-  }
-  return undefined;
 }

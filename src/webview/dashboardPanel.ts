@@ -5,6 +5,7 @@
  * `ready`; every message from the webview is checked by isDashboardMessage.
  */
 import * as vscode from 'vscode';
+import { connectionIdOf } from '../commands/commandArgs.ts';
 import { isBackendError } from '../domain/errors.ts';
 import type { DashboardRange, HostToDashboard } from '../shared/dashboardProtocol.ts';
 import { isDashboardMessage } from '../shared/dashboardProtocol.ts';
@@ -35,14 +36,6 @@ export function isDashboardSource(source: SessionSource | undefined): source is 
 }
 
 /** A connection id from the command's argument: a string, or a tree node with one. */
-export function connectionIdOf(arg: unknown): string | undefined {
-  if (typeof arg === 'string') return arg || undefined;
-  if (!arg || typeof arg !== 'object') return undefined;
-  const node = arg as { connectionId?: unknown; session?: { connectionId?: unknown } };
-  if (typeof node.connectionId === 'string') return node.connectionId;
-  if (typeof node.session?.connectionId === 'string') return node.session.connectionId;
-  return undefined;
-}
 
 export function registerUsageDashboard(deps: UsageDashboardDeps): vscode.Disposable[] {
   const panels = new Map<string, vscode.WebviewPanel>();
