@@ -13,7 +13,7 @@ import { host } from './vscodeApi.ts';
 
 /**
  * The session panel. Every value from a backend is untrusted and rendered through
- * Lit's text bindings, which escape it: no innerHTML, no unsafeHTML.
+ * Lit's text bindings, which escape it: it never becomes markup (no innerHTML).
  */
 export class SessionDetails extends LitElement {
   static override properties = {

@@ -1,4 +1,4 @@
-import { chartTableStyles } from '../shared/tableStyles.ts';
+import { chartStyles } from '../shared/chartStyles.ts';
 import { LitElement, css, html, nothing, svg } from 'lit';
 import type {
   BreakdownView,
@@ -66,7 +66,7 @@ export class UsageDashboard extends LitElement {
   }
 
   static override styles = [
-    chartTableStyles,
+    chartStyles,
     css`
       :host {
         display: block;
@@ -182,19 +182,6 @@ export class UsageDashboard extends LitElement {
       .bar:hover rect,
       .hbar:hover rect {
         opacity: 0.8;
-      }
-      .legend {
-        display: flex;
-        gap: 12px;
-        align-items: center;
-        margin: 4px 0;
-      }
-      .swatch {
-        display: inline-block;
-        width: 10px;
-        height: 10px;
-        margin-right: 4px;
-        border: 1px solid var(--vscode-contrastBorder, transparent);
       }
       .plot {
         display: inline-block;

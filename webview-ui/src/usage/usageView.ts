@@ -1,4 +1,4 @@
-import { chartTableStyles } from '../shared/tableStyles.ts';
+import { chartStyles } from '../shared/chartStyles.ts';
 import { LitElement, css, html, nothing, svg } from 'lit';
 import type { UsageView as UsageViewModel } from '../../../src/shared/protocol.ts';
 import { tokens, turnChart } from './usageChart.ts';
@@ -16,7 +16,7 @@ export class UsageView extends LitElement {
   declare view: UsageViewModel | undefined;
 
   static override styles = [
-    chartTableStyles,
+    chartStyles,
     css`
       :host {
         display: block;
@@ -71,19 +71,6 @@ export class UsageView extends LitElement {
       }
       .bar:hover rect {
         opacity: 0.8;
-      }
-      .legend {
-        display: flex;
-        gap: 12px;
-        align-items: center;
-        margin: 4px 0;
-      }
-      .swatch {
-        display: inline-block;
-        width: 10px;
-        height: 10px;
-        margin-right: 4px;
-        border: 1px solid var(--vscode-contrastBorder, transparent);
       }
       .gauge svg {
         display: block;

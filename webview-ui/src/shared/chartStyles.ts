@@ -1,7 +1,20 @@
 import { css } from 'lit';
 
-/** The accessible "Show as table" alternative that every chart offers. */
-export const chartTableStyles = css`
+/** What every chart shares: its legend, and the accessible "Show as table" alternative. */
+export const chartStyles = css`
+  .legend {
+    display: flex;
+    gap: 12px;
+    align-items: center;
+    margin: 4px 0;
+  }
+  .swatch {
+    display: inline-block;
+    width: 10px;
+    height: 10px;
+    margin-right: 4px;
+    border: 1px solid var(--vscode-contrastBorder, transparent);
+  }
   table {
     border-collapse: collapse;
     margin-top: 4px;
