@@ -25,6 +25,7 @@ import { offerUnfinished, registerSteeringCommands } from './commands/steeringCo
 import { registerManualTaskCommands } from './commands/manualTaskCommands.ts';
 import { registerUsageDashboard } from './webview/dashboardPanel.ts';
 import { notifyWaiting } from './views/waitingNotification.ts';
+import { LiveLocalSessions } from './services/liveLocalSessions.ts';
 
 /**
  * Composition root: builds the parts and wires them. No network I/O happens here;
@@ -37,6 +38,7 @@ export interface ExtensionApi {
   store: SessionStore;
   tree: SessionsTreeProvider;
   view: vscode.TreeView<TreeNode>;
+  panels: SessionPanels;
   completions: CompletionService;
   /** What activation cost this extension itself: evaluating the bundle and running activate(). */
   timing: { evaluateMs: number | undefined; activateMs: number };
@@ -122,6 +124,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     panels,
     vscode.window.registerWebviewPanelSerializer(SESSION_PANEL_TYPE, panels),
     new WaitingStatusBar(store),
+    new LiveLocalSessions(store, log),
     { dispose: () => store.dispose() },
     registry.onDidChange(syncConnections),
     store.onDidChange(updateView),
@@ -152,7 +155,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     evaluateMs: loadStarted === undefined ? undefined : loadFinished - loadStarted,
     activateMs: performance.now() - activateStarted,
   };
-  return { registry, tokens, store, tree, view, completions, timing };
+  return { registry, tokens, store, tree, view, panels, completions, timing };
 }
 
 export function deactivate(): void {

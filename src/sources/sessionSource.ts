@@ -65,3 +65,21 @@ export interface SessionSource {
   test(signal?: AbortSignal): Promise<string>;
   dispose(): Promise<void>;
 }
+
+/**
+ * Sources that read files on this machine (local transcripts): the host watches their
+ * folders and tells them what changed, so a refresh reads only that.
+ */
+export interface WatchedFilesSource extends SessionSource {
+  /** Folders to watch, and which files in them (by relative path) matter. */
+  watchTargets(): { dir: string; recursive: boolean; accept?: (path: string) => boolean }[];
+  noteChanges(paths: readonly string[], kind: 'changed' | 'created' | 'deleted'): void;
+}
+
+export function watchesFiles(source: SessionSource | undefined): source is WatchedFilesSource {
+  return (
+    !!source &&
+    typeof (source as Partial<WatchedFilesSource>).watchTargets === 'function' &&
+    typeof (source as Partial<WatchedFilesSource>).noteChanges === 'function'
+  );
+}

@@ -132,6 +132,15 @@ export class SessionStore {
     await this.load(connectionId, undefined);
   }
 
+  /**
+   * Refreshes once any load under way has ended, so a change seen during that load is
+   * not lost (refresh() alone does nothing while a load runs).
+   */
+  async refreshAfterCurrent(connectionId: string): Promise<void> {
+    await this.inFlight.get(connectionId);
+    await this.refresh(connectionId);
+  }
+
   async loadMore(connectionId: string): Promise<void> {
     const state = this.states.get(connectionId);
     if (state?.next !== undefined) await this.load(connectionId, state.next);

@@ -11,11 +11,24 @@ import type {
 } from '../shared/protocol.ts';
 import type { SourceAdapters } from '../sources/sourceFactory.ts';
 import type { OpenedTranscript } from '../sources/transcripts/openTranscript.ts';
+import { watchFiles } from '../services/fileWatch.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import type { Logger } from '../util/logger.ts';
 
 /** Entries read for the per-turn usage chart; beyond this the chart shows the first turns. */
 const USAGE_SCAN_ENTRIES = 20_000;
+/** A live transcript's writes are read in batches this far apart at most. */
+const LIVE_BATCH_MS = 100;
+/** The per-turn chart of a growing transcript is rebuilt at most this often. */
+const LIVE_USAGE_MS = 5_000;
+
+/** A transcript file that can index what was appended to it (TranscriptDocument). */
+interface Refreshable {
+  refresh(): Promise<{ appendedEntries: number; reset: boolean }>;
+}
+function isRefreshable(source: object): source is Refreshable {
+  return typeof (source as Partial<Refreshable>).refresh === 'function';
+}
 
 type TranscriptMessage = Extract<
   WebviewMessage,
@@ -41,6 +54,9 @@ type TranscriptMessage = Extract<
  */
 export class PanelData {
   private opened: OpenedTranscript | undefined;
+  /** Watches the open transcript's file while it may grow. */
+  private live: { dispose(): void } | undefined;
+  private usageCollectedAt = 0;
   private fileKey = 'main';
   private abort = new AbortController();
   private threads: CommentView[] = [];
@@ -138,8 +154,15 @@ export class PanelData {
     }
   }
 
+  /** What the open transcript holds now (the integration tests read it). */
+  transcriptInfo(): ReturnType<OpenedTranscript['source']['info']> | undefined {
+    return this.opened?.source.info();
+  }
+
   dispose(): void {
     this.abort.abort();
+    this.live?.dispose();
+    this.live = undefined;
     void this.opened?.close();
     this.opened = undefined;
   }
@@ -157,6 +180,7 @@ export class PanelData {
   private async collectUsage(signal: AbortSignal): Promise<void> {
     const source = this.opened?.source;
     if (!source) return;
+    this.usageCollectedAt = Date.now();
     const found: TranscriptEntry[] = [];
     const limit = Math.min(source.info().entryCount, USAGE_SCAN_ENTRIES);
     for (let start = 0; start < limit && !signal.aborted; start += 1000) {
@@ -181,6 +205,8 @@ export class PanelData {
     this.abort.abort();
     this.abort = new AbortController();
     const signal = this.abort.signal;
+    this.live?.dispose();
+    this.live = undefined;
     await this.opened?.close();
     this.opened = undefined;
     this.fileKey = fileKey;
@@ -218,6 +244,7 @@ export class PanelData {
       // The server may key the file differently from the transcript's reference to it.
       this.fileKey = opened.fileKey;
       this.postReady();
+      if (opened.live && opened.path) this.watchLive(opened, signal);
       // Entry counts grow while a large file is indexed in the background.
       const doc = opened.source as { whenIndexed?: () => Promise<void> };
       const indexed = doc.whenIndexed ? doc.whenIndexed() : Promise.resolve();
@@ -242,6 +269,35 @@ export class PanelData {
       this.deps.log.warn(`transcript of ${this.session.id}: ${(error as Error).message}`);
       this.postStatus({ state: 'failed', message: (error as Error).message, canRetry: true });
     }
+  }
+
+  /**
+   * An agent still writing this file: index what it appends (only the new bytes; an
+   * unfinished last line waits for its end) and tell the webview the new entry count.
+   */
+  private watchLive(opened: OpenedTranscript, signal: AbortSignal): void {
+    const source = opened.source;
+    const file = opened.path;
+    if (!file || !isRefreshable(source)) return;
+    this.live = watchFiles(
+      // The folder, not the file: a watch on the file would miss it being replaced.
+      [
+        {
+          dir: path.dirname(file),
+          recursive: false,
+          accept: (name) => name === path.basename(file),
+        },
+      ],
+      async () => {
+        if (signal.aborted) return;
+        const { appendedEntries, reset } = await source.refresh();
+        if (signal.aborted || (appendedEntries === 0 && !reset)) return;
+        this.postReady();
+        if (this.fileKey === 'main' && Date.now() - this.usageCollectedAt > LIVE_USAGE_MS)
+          await this.collectUsage(signal);
+      },
+      { delayMs: LIVE_BATCH_MS, log: this.deps.log, what: `live transcript ${file}` },
+    );
   }
 
   private postReady(): void {

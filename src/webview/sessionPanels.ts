@@ -34,6 +34,8 @@ export const SESSION_PANEL_TYPE = 'agentSessions.session';
  */
 export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disposable {
   private readonly panels = new Map<string, vscode.WebviewPanel>();
+  /** The data behind each open panel, by the same key. */
+  private readonly panelData = new Map<string, PanelData>();
   private readonly extensionUri: vscode.Uri;
   private readonly store: SessionStore;
 
@@ -72,6 +74,11 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
     }
     panel.webview.options = this.options();
     this.attach(panel, state);
+  }
+
+  /** What an open panel's transcript holds now (integration tests); undefined when none. */
+  transcriptInfo(connectionId: string, sessionId: string) {
+    return this.panelData.get(`${connectionId}/${sessionId}`)?.transcriptInfo();
   }
 
   dispose(): void {
@@ -136,6 +143,7 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
           if (!session) return;
           data?.dispose();
           data = new PanelData({ ...this.data, post }, session);
+          this.panelData.set(key, data);
           await data.start(session);
           return;
         }
@@ -158,6 +166,7 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
       panel.onDidDispose(() => {
         data?.dispose();
         this.panels.delete(key);
+        this.panelData.delete(key);
         for (const s of subscriptions) s.dispose();
       }),
     ];

@@ -35,8 +35,10 @@ export function run(): Promise<void> {
       });
     }
   } else {
+    // ASI_TEST_FILTER=localLive runs only the files whose name contains it (while developing).
+    const only = process.env.ASI_TEST_FILTER ?? '';
     for (const file of readdirSync(dir)
-      .filter((f) => f.endsWith('.test.cjs'))
+      .filter((f) => f.endsWith('.test.cjs') && f.includes(only))
       .sort()) {
       mocha.addFile(path.join(dir, file));
     }

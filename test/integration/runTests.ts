@@ -32,7 +32,9 @@ export async function runIntegrationTests(env: Record<string, string>): Promise<
       extensionDevelopmentPath: projectRoot,
       extensionTestsPath: path.join(projectRoot, 'out', 'test', 'integration', 'index.cjs'),
       launchArgs: [workspace, '--disable-extensions'],
-      extensionTestsEnv: env,
+      extensionTestsEnv: process.env.ASI_TEST_FILTER
+        ? { ...env, ASI_TEST_FILTER: process.env.ASI_TEST_FILTER }
+        : env,
     });
     return 0;
   } catch (error) {

@@ -397,3 +397,38 @@ test('statuses other than ready show their message; Retry posts retryTranscript'
   assert.deepEqual(await h.probe.posted(), [{ type: 'retryTranscript' }]);
   assert.deepEqual(h.pageErrors, []);
 });
+
+test('a live transcript grows: a reader at the end follows it, a reader above stays put', async () => {
+  await h.load();
+  await h.probe.setTranscript({ generated: 120 });
+  await settledRows('the first rows');
+  // Row heights are measured as they render, so one jump may land short of the end.
+  await until(
+    async () => {
+      await h.probe.scrollFeed(1);
+      return settledRows('the last rows');
+    },
+    (rows) => rows.some((r) => r.index === 119),
+    'entry 119 on screen',
+  );
+  // The agent writes 20 more entries; the host says the count grew.
+  await h.probe.setTranscript({ generated: 140 });
+  const followed = await until(
+    () => settledRows('the new last rows'),
+    (rows) => rows.some((r) => r.index === 139),
+    'the view follows to entry 139',
+  );
+  assertRowsMatch(followed);
+
+  await h.probe.scrollFeed(0);
+  await until(
+    () => settledRows('the top rows'),
+    (rows) => rows[0]?.index === 0,
+    'back at the top',
+  );
+  await h.probe.setTranscript({ generated: 160 });
+  await h.page.waitForTimeout(300);
+  const stayed = await settledRows('the top rows after growth');
+  assert.equal(stayed[0]?.index, 0, 'a reader at the top is not moved');
+  assert.deepEqual(h.pageErrors, []);
+});

@@ -4,9 +4,13 @@
  * two reads at once). Shared by LocalSource and scanUsage().
  */
 import { aggregate, setStatus, sortSessions, type LocalSession } from './aggregate.ts';
+import { stat } from 'node:fs/promises';
 import {
   discoverLocalFiles,
+  resolveRoots,
   type DiscoveredFile,
+  type DiscoveryResult,
+  type LocalRoot,
   type LocalRootsOptions,
   type RootReport,
 } from './discovery.ts';
@@ -48,6 +52,11 @@ export class LocalIndex {
   private running: Promise<LocalSnapshot> | undefined;
   private last: LocalSnapshot | undefined;
   private lastSummaries: readonly FileSummary[] = [];
+  /** Files a watcher saw written since the last refresh (see noteChanges). */
+  private readonly changed = new Set<string>();
+  /** A watcher saw a file created or deleted: the next refresh must list the folders. */
+  private structureChanged = false;
+  private discoveryProblems: LocalProblem[] = [];
 
   constructor(options: LocalIndexOptions = {}) {
     this.options = options;
@@ -60,6 +69,21 @@ export class LocalIndex {
   /** The last completed refresh, if any. */
   get snapshot(): LocalSnapshot | undefined {
     return this.last;
+  }
+
+  /** The folders this index reads (for watching them). */
+  roots(): LocalRoot[] {
+    return resolveRoots(this.options);
+  }
+
+  /**
+   * Hints from a file watcher. When every hinted file is already known and none was
+   * created or deleted, the next refresh stats only those files instead of listing every
+   * folder again; any other change (or no hint at all) makes it a full listing.
+   */
+  noteChanges(paths: readonly string[], kind: 'changed' | 'created' | 'deleted'): void {
+    if (kind !== 'changed') this.structureChanged = true;
+    for (const p of paths) this.changed.add(p);
   }
 
   /**
@@ -80,7 +104,8 @@ export class LocalIndex {
   }
 
   private async run(): Promise<LocalSnapshot> {
-    const discovery = await discoverLocalFiles(this.options);
+    const discovery = (await this.restatChanged()) ?? (await discoverLocalFiles(this.options));
+    this.discoveryProblems = discovery.problems;
     const summaries = await this.cache.scanAll(discovery.files);
     const metas = new Map<string, SubagentMeta>();
     const problems: LocalProblem[] = [...discovery.problems];
@@ -118,6 +143,36 @@ export class LocalIndex {
       bytes: discovery.files.reduce((n, f) => n + f.size, 0),
     };
     return this.last;
+  }
+
+  /**
+   * The last listing with only the hinted files stat'ed again, or undefined when a full
+   * listing is needed (no hints, a structural change, an unknown or vanished file).
+   */
+  private async restatChanged(): Promise<DiscoveryResult | undefined> {
+    const last = this.last;
+    const changed = [...this.changed];
+    const structural = this.structureChanged;
+    this.changed.clear();
+    this.structureChanged = false;
+    if (!last || structural || changed.length === 0) return undefined;
+    const byPath = new Map(last.files.map((f, i) => [f.path, i]));
+    if (!changed.every((p) => byPath.has(p))) return undefined;
+    const files = [...last.files];
+    for (const path of changed) {
+      const stats = await stat(path).catch(() => undefined);
+      if (!stats?.isFile()) return undefined;
+      const i = byPath.get(path)!;
+      files[i] = {
+        ...files[i]!,
+        size: stats.size,
+        mtimeMs: stats.mtimeMs,
+        ino: stats.ino,
+        dev: stats.dev,
+      };
+    }
+    // Folder-level problems (missing or unreadable roots) stay as the last listing found them.
+    return { roots: last.roots, files, problems: this.discoveryProblems };
   }
 
   /** Nothing was written: only the clock moved, so only statuses can change. */

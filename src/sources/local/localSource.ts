@@ -5,6 +5,7 @@
  * applied here (there is no server): harness, status, activity window and quality; the
  * viewer scope does not apply to one's own files.
  */
+import { join } from 'node:path';
 import type { SessionFilters } from '../../domain/filters.ts';
 import type { SessionPage, SessionSummary } from '../../domain/session.ts';
 import type {
@@ -37,6 +38,27 @@ export class LocalSource implements SessionSource {
   constructor(options: LocalSourceOptions) {
     this.config = options.config;
     this.index = options.index ?? new LocalIndex({ connectionId: options.config.id, ...options });
+  }
+
+  /**
+   * The folders worth watching: a write there can change the listing. (Claude Code keeps
+   * other JSONL files, like history.jsonl, outside projects/.)
+   */
+  watchTargets(): { dir: string; recursive: boolean; accept: (path: string) => boolean }[] {
+    const jsonl = (path: string) => path.endsWith('.jsonl');
+    return this.index
+      .roots()
+      .flatMap((root) =>
+        (root.harness === 'codex'
+          ? [join(root.path, 'sessions'), join(root.path, 'archived_sessions')]
+          : [join(root.path, 'projects')]
+        ).map((dir) => ({ dir, recursive: true, accept: jsonl })),
+      );
+  }
+
+  /** What a watcher saw; the next listing reads only those files when it can (LocalIndex). */
+  noteChanges(paths: readonly string[], kind: 'changed' | 'created' | 'deleted'): void {
+    this.index.noteChanges(paths, kind);
   }
 
   async capabilities(): Promise<SourceCapabilities> {

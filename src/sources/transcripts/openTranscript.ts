@@ -16,6 +16,8 @@ export interface OpenedTranscript {
   fileKey: string;
   /** The local JSONL file, when there is one ("Open raw", live refresh). */
   path?: string;
+  /** The file is the agent's own and may still grow (local sessions): watch it. */
+  live?: boolean;
   close(): Promise<void>;
 }
 
@@ -61,13 +63,13 @@ export async function openSessionTranscript(
     ];
     if (fileKey !== 'main')
       files.push({ fileKey, label: fileKey, availability: 'local', description: path });
-    return fromFile(path, files, fileKey);
+    return { ...(await fromFile(path, files, fileKey)), live: true };
   }
   if (hasLocalFiles(source)) {
     const local = source.transcriptFiles(session.id);
     const path = local.path(fileKey);
     if (!path) return undefined;
-    return fromFile(path, local.files, fileKey);
+    return { ...(await fromFile(path, local.files, fileKey)), live: true };
   }
   if (source instanceof McpSource) {
     if (await source.hasTool('get-agent-session-transcript', signal)) {

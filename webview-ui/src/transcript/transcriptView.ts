@@ -120,9 +120,13 @@ export class TranscriptView extends LitElement {
     const ready = this.status?.state === 'ready';
     const count = this.status?.state === 'ready' ? this.status.entryCount : 0;
     if (ready && count !== this.count) {
-      // A live transcript grew: its last window was short when loaded.
-      if (count > this.count) this.cache.dropPartial();
+      const grew = this.count > 0 && count > this.count;
+      // Someone reading the end of a live transcript keeps reading its end.
+      const following = grew && this.range.last >= this.count - 1;
+      // The window with the old last entry changes too (a tool call gets its result).
+      if (grew) this.cache.dropFrom(WindowCache.windowOf(this.count - 1));
       this.setCount(count);
+      if (following) void this.followEnd();
     }
   }
 
@@ -299,6 +303,19 @@ export class TranscriptView extends LitElement {
   private virtualizer() {
     const feed = this.renderRoot.querySelector<VirtualizerHostElement>('.feed');
     return feed?.[virtualizerRef];
+  }
+
+  /**
+   * Keeps a reader who was at the end at the new end. The new rows' heights are measured
+   * as they render, which moves the end: go there again for a few frames.
+   */
+  private async followEnd(): Promise<void> {
+    await this.updateComplete;
+    const feed = this.renderRoot.querySelector<HTMLElement>('.feed');
+    for (let frame = 0; feed && frame < 4; frame++) {
+      feed.scrollTop = feed.scrollHeight;
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+    }
   }
 
   private async scrollToEntry(index: number): Promise<void> {

@@ -54,11 +54,12 @@ export class WindowCache {
     }
   }
 
-  /** Forgets windows that were short when loaded: a growing transcript has more entries there now. */
-  dropPartial(): void {
-    for (const [key, window] of this.windows) {
-      if (window.entries.length < WINDOW_SIZE) this.windows.delete(key);
-    }
+  /**
+   * Forgets the windows from `start` on: a growing transcript has more entries there now,
+   * and its old last entry may have changed (a tool call that got its result).
+   */
+  dropFrom(start: number): void {
+    for (const key of [...this.windows.keys()]) if (key >= start) this.windows.delete(key);
   }
 
   clear(): void {

@@ -1,0 +1,74 @@
+import { existsSync } from 'node:fs';
+import type * as vscode from 'vscode';
+import { watchesFiles } from '../sources/sessionSource.ts';
+import type { SessionStore } from '../store/sessionStore.ts';
+import type { Logger } from '../util/logger.ts';
+import { watchFiles } from './fileWatch.ts';
+
+/** A burst of writes (one agent turn) becomes one refresh. */
+const BATCH_DELAY_MS = 150;
+
+/**
+ * Keeps local connections live: watches their transcript folders and, when a file is
+ * written, refreshes that connection with the written paths as hints, so the refresh
+ * reads only the appended bytes (LocalIndex). Connections not loaded yet are left alone:
+ * their first load reads everything anyway.
+ */
+export class LiveLocalSessions implements vscode.Disposable {
+  private readonly store: SessionStore;
+  private readonly log: Logger;
+  /** Watchers by connection id, with the targets they watch. */
+  private readonly watchers = new Map<string, { key: string; watch: vscode.Disposable }>();
+  private readonly subscription: { dispose(): void };
+
+  constructor(store: SessionStore, log: Logger) {
+    this.store = store;
+    this.log = log;
+    this.subscription = store.onDidChange(() => this.sync());
+    this.sync();
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    for (const { watch } of this.watchers.values()) watch.dispose();
+    this.watchers.clear();
+  }
+
+  /** Watchers for every loaded local connection; none for connections that are gone. */
+  private sync(): void {
+    const wanted = new Set<string>();
+    for (const state of this.store.connections()) {
+      if (state.config.kind !== 'local' || !state.loadedOnce) continue;
+      const id = state.config.id;
+      const source = this.store.source(id);
+      if (!watchesFiles(source)) continue;
+      wanted.add(id);
+      // A folder that appears later (a first session) gets its watcher at a later sync.
+      const targets = source.watchTargets().filter((t) => existsSync(t.dir));
+      const key = JSON.stringify(targets.map((t) => t.dir));
+      if (this.watchers.get(id)?.key === key) continue;
+      this.watchers.get(id)?.watch.dispose();
+      const watch = watchFiles(
+        targets,
+        async (batch) => {
+          const current = this.store.source(id);
+          if (!watchesFiles(current)) return;
+          if (batch.changed.length) current.noteChanges(batch.changed, 'changed');
+          if (batch.created.length) current.noteChanges(batch.created, 'created');
+          if (batch.deleted.length) current.noteChanges(batch.deleted, 'deleted');
+          await this.store.refreshAfterCurrent(id);
+        },
+        { delayMs: BATCH_DELAY_MS, log: this.log, what: `live refresh of ${state.config.label}` },
+      );
+      this.watchers.set(id, { key, watch });
+      this.log.info(
+        `${state.config.label}: watching ${targets.map((t) => t.dir).join(', ') || 'nothing yet (no transcript folder exists)'}`,
+      );
+    }
+    for (const [id, { watch }] of this.watchers) {
+      if (wanted.has(id)) continue;
+      watch.dispose();
+      this.watchers.delete(id);
+    }
+  }
+}
