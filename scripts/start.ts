@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, startCodeServer, workbenchUrl } from './lib/codeServer.ts';
+import { startLocalDemo } from './lib/localDemo.ts';
 import { projectRoot } from './lib/tools.ts';
 
 const build = spawnSync(process.execPath, ['esbuild.mjs'], { cwd: projectRoot, stdio: 'inherit' });
@@ -32,10 +33,28 @@ const backendUrl = await new Promise<string>((resolve, reject) => {
 });
 console.log(`reference backend: ${backendUrl} (MCP at /mcp, REST at /v2/)`);
 
-const devEnv = { AGENT_SESSIONS_DEV_BACKEND: JSON.stringify({ url: backendUrl, token }) };
+// Local transcripts: a generated corpus with one session still being written, unless
+// `npm start -- --real-local` asks for this machine's own ~/.claude and ~/.codex.
+const realLocal = process.argv.includes('--real-local');
+const localDemo = realLocal
+  ? undefined
+  : await startLocalDemo(path.join(projectRoot, '.vscode-test', 'local-demo'));
+const devEnv: Record<string, string> = {
+  AGENT_SESSIONS_DEV_BACKEND: JSON.stringify({ url: backendUrl, token }),
+  AGENT_SESSIONS_DEV_LOCAL: '1',
+  ...localDemo?.env,
+};
+console.log(
+  localDemo
+    ? `local transcripts: a generated corpus in ${localDemo.env.CLAUDE_CONFIG_DIR} and ${localDemo.env.CODEX_HOME}, one session still being written`
+    : "local transcripts: this machine's own Claude Code and Codex folders",
+);
 const workspace = path.join(projectRoot, '.vscode-test', 'workspace');
 mkdirSync(workspace, { recursive: true });
-const cleanups: (() => Promise<void> | void)[] = [() => void backend.kill('SIGTERM')];
+const cleanups: (() => Promise<void> | void)[] = [
+  () => void backend.kill('SIGTERM'),
+  () => localDemo?.stop(),
+];
 const stop = async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
   process.exit(0);

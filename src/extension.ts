@@ -5,7 +5,7 @@ import { registerViewCommands } from './commands/viewCommands.ts';
 import { registerWaitingCommands } from './commands/waitingCommands.ts';
 import { ConnectionRegistry } from './config/connectionRegistry.ts';
 import { TokenStore } from './config/tokenStore.ts';
-import { applyDevConnection } from './config/devConnection.ts';
+import { applyDevConnection, applyDevLocalConnection } from './config/devConnection.ts';
 import { DemoBackend } from './services/demoBackend.ts';
 import { createSourceFactory, loadSourceAdapters } from './sources/sourceFactory.ts';
 import { SessionStore } from './store/sessionStore.ts';
@@ -149,6 +149,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   );
   syncConnections();
   void applyDevConnection(registry, tokens, log);
+  applyDevLocalConnection(registry);
   // Intents left unanswered by a reload or a crash are offered, never dropped or re-sent silently.
   void offerUnfinished({ store, completions });
   const timing = {

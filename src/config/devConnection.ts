@@ -39,3 +39,17 @@ export async function applyDevConnection(
     log.warn('AGENT_SESSIONS_DEV_BACKEND ignored: not valid JSON');
   }
 }
+
+export const DEV_LOCAL_CONNECTION_ID = 'local-transcripts';
+
+/**
+ * `npm start` sets AGENT_SESSIONS_DEV_LOCAL (and points CLAUDE_CONFIG_DIR / CODEX_HOME at a
+ * generated corpus unless asked for the real folders): a local connection for this window.
+ */
+export function applyDevLocalConnection(
+  registry: ConnectionRegistry,
+  raw = process.env.AGENT_SESSIONS_DEV_LOCAL,
+): void {
+  if (raw !== '1') return;
+  registry.addEphemeral({ id: DEV_LOCAL_CONNECTION_ID, label: 'Local transcripts', kind: 'local' });
+}
