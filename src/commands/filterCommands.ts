@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import type { DerivedStatus } from '../domain/derivedStatus.ts';
 import type { SessionFilters } from '../domain/filters.ts';
 import {
   FILTER_QUALITIES,
@@ -12,9 +11,26 @@ import type { SessionsTreeProvider } from '../views/sessionsTree.ts';
 import { connectionIdOf } from './commandArgs.ts';
 
 type FilterField =
-  'harness' | 'status' | 'dates' | 'quality' | 'scope' | 'userId' | 'clear' | 'apply';
+  | 'harness'
+  | 'status'
+  | 'dates'
+  | 'quality'
+  | 'scope'
+  | 'userId'
+  | 'workspaceOnly'
+  | 'clear'
+  | 'apply';
 
-/** Filters per connection (QuickPicks, validated before any request) and the tree's text filter. */
+/** What the filter QuickPick edits: one connection's filters and the view's workspace toggle. */
+interface FilterChoice {
+  filters: SessionFilters;
+  workspaceOnly: boolean;
+}
+
+/**
+ * Filters per connection (QuickPicks, validated before any request) and the tree's own:
+ * text, and "this workspace only" (every connection).
+ */
 export function registerFilterCommands(
   store: SessionStore,
   tree: SessionsTreeProvider,
@@ -24,9 +40,28 @@ export function registerFilterCommands(
       const id = connectionIdOf(arg) ?? (await pickConnection(store));
       const state = id ? store.state(id) : undefined;
       if (!id || !state) return;
-      const edited = await editFilters({ ...state.filters });
-      if (edited) await store.setFilters(id, edited);
+      const edited = await editFilters(
+        { filters: { ...state.filters }, workspaceOnly: tree.workspaceOnly },
+        tree.workspaceFolders.length > 0,
+      );
+      if (!edited) return;
+      await tree.setWorkspaceOnly(edited.workspaceOnly);
+      await store.setFilters(id, edited.filters);
     }),
+    vscode.commands.registerCommand('agentSessions.showWorkspaceOnly', async () => {
+      if (tree.workspaceFolders.length === 0) {
+        void vscode.window.showInformationMessage(
+          vscode.l10n.t(
+            'No folder is open, so there is no workspace to show sessions of. Open a folder first; all sessions stay listed.',
+          ),
+        );
+        return;
+      }
+      await tree.setWorkspaceOnly(true);
+    }),
+    vscode.commands.registerCommand('agentSessions.showAllProjects', () =>
+      tree.setWorkspaceOnly(false),
+    ),
     vscode.commands.registerCommand('agentSessions.filterText', async () => {
       const text = await vscode.window.showInputBox({
         title: vscode.l10n.t('Filter Sessions'),
@@ -39,6 +74,7 @@ export function registerFilterCommands(
     }),
     vscode.commands.registerCommand('agentSessions.clearFilters', async () => {
       tree.setTextFilter('');
+      await tree.setWorkspaceOnly(false);
       await Promise.all(
         store
           .connections()
@@ -48,7 +84,7 @@ export function registerFilterCommands(
     }),
     vscode.commands.registerCommand(
       'agentSessions.showMoreInGroup',
-      (connectionId: string, status: DerivedStatus) => tree.showMore(connectionId, status),
+      (connectionId: string, group: string) => tree.showMore(connectionId, group),
     ),
   ];
 }
@@ -64,7 +100,12 @@ async function pickConnection(store: SessionStore): Promise<string | undefined> 
 }
 
 /** A small loop: pick a field, edit it, come back; "Apply" validates and returns. */
-async function editFilters(filters: SessionFilters): Promise<SessionFilters | undefined> {
+async function editFilters(
+  choice: FilterChoice,
+  hasWorkspace: boolean,
+): Promise<FilterChoice | undefined> {
+  let filters = choice.filters;
+  let workspaceOnly = choice.workspaceOnly;
   for (;;) {
     const problem = validateFilters(filters);
     const items: (vscode.QuickPickItem & { field: FilterField })[] = [
@@ -101,6 +142,15 @@ async function editFilters(filters: SessionFilters): Promise<SessionFilters | un
         label: vscode.l10n.t('User ID'),
         description: filters.userId ?? vscode.l10n.t('any'),
       },
+      {
+        field: 'workspaceOnly',
+        label: vscode.l10n.t('This workspace only'),
+        description: hasWorkspace
+          ? workspaceOnly
+            ? vscode.l10n.t('on (every connection)')
+            : vscode.l10n.t('off')
+          : vscode.l10n.t('no folder open'),
+      },
       { field: 'clear', label: `$(clear-all) ${vscode.l10n.t('Clear all filters')}` },
     ];
     const picked = await vscode.window.showQuickPick(items, {
@@ -114,9 +164,17 @@ async function editFilters(filters: SessionFilters): Promise<SessionFilters | un
           void vscode.window.showWarningMessage(problem);
           continue;
         }
-        return filters;
+        return { filters, workspaceOnly };
       case 'clear':
         filters = {};
+        workspaceOnly = false;
+        continue;
+      case 'workspaceOnly':
+        if (hasWorkspace) workspaceOnly = !workspaceOnly;
+        else
+          void vscode.window.showInformationMessage(
+            vscode.l10n.t('No folder is open, so there is no workspace to show sessions of.'),
+          );
         continue;
       case 'harness': {
         const value = await vscode.window.showInputBox({

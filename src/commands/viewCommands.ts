@@ -1,11 +1,13 @@
 import * as vscode from 'vscode';
 import { connectionIdOf } from './commandArgs.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
+import type { SessionsTreeProvider } from '../views/sessionsTree.ts';
 
-/** Refresh, paging and the log: commands that only touch the store and the view. */
+/** Refresh, paging, grouping and the log: commands that only touch the store and the view. */
 export function registerViewCommands(
   store: SessionStore,
   log: vscode.LogOutputChannel,
+  tree: SessionsTreeProvider,
 ): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('agentSessions.refresh', async (arg?: unknown) => {
@@ -18,5 +20,9 @@ export function registerViewCommands(
       if (id) await store.loadMore(id);
     }),
     vscode.commands.registerCommand('agentSessions.showLog', () => log.show()),
+    vscode.commands.registerCommand('agentSessions.groupByProject', () =>
+      tree.setGroupBy('project'),
+    ),
+    vscode.commands.registerCommand('agentSessions.groupByStatus', () => tree.setGroupBy('status')),
   ];
 }

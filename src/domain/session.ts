@@ -11,6 +11,11 @@ export interface SessionSummary {
   harness?: string;
   model?: string;
   repository?: string;
+  /**
+   * The project the session worked in: its working directory for local sessions (a
+   * subagent's is its parent's). Other backends leave it unset; the repository stands in.
+   */
+  project?: string;
   branch?: string;
   user?: string;
   startedAt?: string;
@@ -33,6 +38,12 @@ export interface SessionSummary {
   details?: [string, string][];
   /** Context window use of the most recent call (agents REST API): a gauge in the panel. */
   context?: { used: number; window: number };
+  /**
+   * The harness's own session id, for its CLI to resume it (`claude --resume <id>`,
+   * `codex resume <id>`; see domain/resume.ts): local top-level sessions only. Untrusted
+   * file content, validated before use.
+   */
+  resumeId?: string;
 }
 
 export interface PendingTask {

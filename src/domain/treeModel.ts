@@ -1,13 +1,17 @@
 /**
  * What the Sessions tree shows, computed without vscode so it can be unit-tested
  * and benchmarked: grouping with subagents nested under their parent, paging inside
- * a group, the text filter, and each session row's label, description and tooltip.
+ * a group, the text and workspace filters, grouping by project, each session row's label,
+ * description and tooltip, and the rows listing a source's problems.
  */
 import type { DerivedStatus } from './derivedStatus.ts';
 import { DERIVED_STATUSES } from './derivedStatus.ts';
 import { matchesText } from './filters.ts';
 import { formatCost, formatTokens, relativeTime } from './format.ts';
+import type { WorkspaceScope } from './projects.ts';
+import { NO_WORKSPACE, inWorkspace, projectName, projectOf } from './projects.ts';
 import type { SessionSummary } from './session.ts';
+import { isResumable } from './resume.ts';
 
 /** Rows shown per group before a "Show more" row. */
 export const GROUP_PAGE = 200;
@@ -24,11 +28,109 @@ export interface SessionGroups {
   children: Map<string, SessionSummary[]>;
 }
 
-/** Groups in the documented order, empty ones dropped, filtered by text. */
+/**
+ * Groups in the documented order, empty ones dropped, filtered by text (and by the
+ * workspace when scope.only). Inside a group, sessions of the open workspace come first;
+ * the order is otherwise kept.
+ */
 export function buildGroups(
   byStatus: ReadonlyMap<DerivedStatus, SessionSummary[]>,
   text = '',
+  scope: WorkspaceScope = NO_WORKSPACE,
 ): SessionGroups {
+  const { byStatus: visible, children } = topLevel(byStatus, text, scope);
+  const groups: GroupModel[] = [];
+  for (const [status, sessions] of visible) {
+    groups.push({ status, sessions: workspaceFirst(sessions, scope.folders) });
+  }
+  return { groups, children };
+}
+
+export interface ProjectGroup {
+  /** Stable key for ids and paging: the project, or '' for sessions without one. */
+  key: string;
+  /** Full path (local) or repository; undefined for sessions without a project. */
+  project: string | undefined;
+  /** Last path segment or repository name. */
+  name: string | undefined;
+  /** Equal to or inside an open workspace folder. */
+  inWorkspace: boolean;
+  /** Top-level sessions: waiting first, then in status-group order, each status in list order. */
+  sessions: SessionSummary[];
+  waiting: number;
+  /** Latest activity of its sessions (ms since the epoch; 0 when none is known). */
+  latestMs: number;
+}
+
+export interface ProjectGroups {
+  projects: ProjectGroup[];
+  /** Subagent sessions by parent id. */
+  children: Map<string, SessionSummary[]>;
+}
+
+/**
+ * Sessions grouped by project: the open workspace's projects first, then by latest
+ * activity (then name); sessions without a project last. Filters as buildGroups.
+ */
+export function buildProjectGroups(
+  byStatus: ReadonlyMap<DerivedStatus, SessionSummary[]>,
+  text = '',
+  scope: WorkspaceScope = NO_WORKSPACE,
+): ProjectGroups {
+  const { byStatus: visible, children } = topLevel(byStatus, text, scope);
+  const byKey = new Map<string, ProjectGroup>();
+  for (const [status, sessions] of visible) {
+    for (const session of sessions) {
+      const project = projectOf(session);
+      const key = project ?? '';
+      let group = byKey.get(key);
+      if (!group) {
+        group = {
+          key,
+          project,
+          name: project === undefined ? undefined : projectName(project),
+          inWorkspace: inWorkspace(project, scope.folders),
+          sessions: [],
+          waiting: 0,
+          latestMs: 0,
+        };
+        byKey.set(key, group);
+      }
+      group.sessions.push(session);
+      if (status === 'waiting') group.waiting++;
+      group.latestMs = Math.max(group.latestMs, activityMs(session));
+    }
+  }
+  const projects = [...byKey.values()].sort(
+    (a, b) =>
+      Number(a.key === '') - Number(b.key === '') ||
+      Number(b.inWorkspace) - Number(a.inWorkspace) ||
+      b.latestMs - a.latestMs ||
+      (a.name ?? '').localeCompare(b.name ?? '') ||
+      (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
+  return { projects, children };
+}
+
+/** Sessions waiting on a human in a grouping (what the connection row counts). */
+export function waitingCount(grouping: SessionGroups | ProjectGroups): number {
+  return 'groups' in grouping
+    ? (grouping.groups.find((g) => g.status === 'waiting')?.sessions.length ?? 0)
+    : grouping.projects.reduce((n, p) => n + p.waiting, 0);
+}
+
+/**
+ * The top-level sessions per status (documented order, empty statuses dropped) after the
+ * text and workspace filters, and every subagent of a loaded parent indexed by parent id.
+ */
+function topLevel(
+  byStatus: ReadonlyMap<DerivedStatus, SessionSummary[]>,
+  text: string,
+  scope: WorkspaceScope,
+): {
+  byStatus: [DerivedStatus, SessionSummary[]][];
+  children: Map<string, SessionSummary[]>;
+} {
   const all = [...byStatus.values()].flat();
   const ids = new Set(all.map((s) => s.id));
   const children = new Map<string, SessionSummary[]>();
@@ -39,14 +141,32 @@ export function buildGroups(
       else children.set(session.parentId, [session]);
     }
   }
-  const groups: GroupModel[] = [];
+  // With no folder open there is no workspace to restrict to: everything stays visible.
+  const onlyWorkspace = scope.only && scope.folders.length > 0;
+  const visible: [DerivedStatus, SessionSummary[]][] = [];
   for (const status of DERIVED_STATUSES) {
     const sessions = (byStatus.get(status) ?? []).filter(
-      (s) => !(s.parentId && ids.has(s.parentId)) && (text === '' || matchesText(s, text)),
+      (s) =>
+        !(s.parentId && ids.has(s.parentId)) &&
+        (text === '' || matchesText(s, text)) &&
+        (!onlyWorkspace || inWorkspace(projectOf(s), scope.folders)),
     );
-    if (sessions.length) groups.push({ status, sessions });
+    if (sessions.length) visible.push([status, sessions]);
   }
-  return { groups, children };
+  return { byStatus: visible, children };
+}
+
+/** Sessions of the workspace first; a stable partition, so each part keeps its order. */
+function workspaceFirst(sessions: SessionSummary[], folders: readonly string[]): SessionSummary[] {
+  if (folders.length === 0) return sessions;
+  const inside: SessionSummary[] = [];
+  const outside: SessionSummary[] = [];
+  for (const s of sessions) (inWorkspace(projectOf(s), folders) ? inside : outside).push(s);
+  return inside.length === 0 || outside.length === 0 ? sessions : [...inside, ...outside];
+}
+
+function activityMs(session: SessionSummary): number {
+  return Date.parse(session.lastActivityAt ?? session.startedAt ?? '') || 0;
 }
 
 /** The visible slice of a group and how many are left for "Show more". */
@@ -121,7 +241,8 @@ export function sessionRow(
     label: session.label,
     description,
     tooltip: rows.filter((r): r is [string, string] => Boolean(r[1])),
-    contextValue: `session.${session.status.status}`,
+    // `.resumable`: the Resume in Terminal menu (local Claude Code / Codex sessions).
+    contextValue: `session.${session.status.status}${isResumable(session) ? '.resumable' : ''}`,
   };
 }
 

@@ -2,12 +2,14 @@ import { BackendError, isBackendError } from '../domain/errors.ts';
 import type { DerivedStatus } from '../domain/derivedStatus.ts';
 import type { SessionFilters } from '../domain/filters.ts';
 import { validateFilters } from '../domain/filters.ts';
+import { problemLogLine, summarizeProblems } from '../domain/problems.ts';
 import type { SessionSummary } from '../domain/session.ts';
 import type { Logger } from '../util/logger.ts';
 import type {
   ConnectionConfig,
   SessionSource,
   SourceCapabilities,
+  SourceProblem,
 } from '../sources/sessionSource.ts';
 
 export interface ConnectionState {
@@ -25,7 +27,15 @@ export interface ConnectionState {
   waiting: { sessions: SessionSummary[]; complete: boolean } | undefined;
   /** What the backend can do (from tools/list for MCP); known after the first load. */
   capabilities: SourceCapabilities | undefined;
+  /**
+   * Input the source could not read (bad lines, unreadable files), as of the last first-page
+   * load; empty for sources that report none. Kept through filter changes: files, not rows.
+   */
+  problems: SourceProblem[];
 }
+
+/** Problems written to the log one by one when their summary changes; the rest are counted. */
+const LOGGED_PROBLEMS = 1_000;
 
 /** Where each connection's filters are remembered (globalState in the extension). */
 export interface FilterMemory {
@@ -201,12 +211,13 @@ export class SessionStore {
       const problem = validateFilters(state.filters);
       if (problem) throw new BackendError('invalidFilter', problem);
       const first = cursor === undefined;
-      const [page, waiting, capabilities] = await Promise.all([
+      const [page, waiting, capabilities, problems] = await Promise.all([
         source.listSessions({ cursor, limit: this.pageSize(), filters: state.filters }),
         first && source.listWaiting
           ? source.listWaiting(state.filters)
           : Promise.resolve(state.waiting),
         state.capabilities ? Promise.resolve(state.capabilities) : source.capabilities(),
+        first && source.listProblems ? this.loadProblems(state, source) : state.problems,
       ]);
       state.capabilities = capabilities;
       // Removed or refiltered meanwhile: this answer no longer applies.
@@ -224,6 +235,7 @@ export class SessionStore {
           : page.next;
       state.invalidRows = first ? page.invalidRows : state.invalidRows + page.invalidRows;
       state.waiting = waiting;
+      this.setProblems(state, problems);
       state.error = undefined;
       state.loadedOnce = true;
       if (page.invalidRows > 0) {
@@ -246,6 +258,40 @@ export class SessionStore {
     }
   }
 
+  /** The source's problems; a failure to list them keeps the last list and is logged. */
+  private async loadProblems(
+    state: ConnectionState,
+    source: SessionSource,
+  ): Promise<SourceProblem[]> {
+    try {
+      return (await source.listProblems?.()) ?? [];
+    } catch (error) {
+      this.log.warn(`${state.config.label}: could not list problems: ${String(error)}`);
+      return state.problems;
+    }
+  }
+
+  /** Replaces the problems; logs a summary (counts per kind) and each problem when it changed. */
+  private setProblems(state: ConnectionState, problems: SourceProblem[]): void {
+    const before = summarizeProblems(state.problems);
+    const after = summarizeProblems(problems);
+    state.problems = problems;
+    if (before === after) return;
+    if (problems.length === 0) {
+      this.log.info(`${state.config.label}: no problems in the input any more`);
+      return;
+    }
+    this.log.warn(`${state.config.label}: ${after}`);
+    for (const problem of problems.slice(0, LOGGED_PROBLEMS)) {
+      this.log.info(`${state.config.label}: ${problemLogLine(problem)}`);
+    }
+    if (problems.length > LOGGED_PROBLEMS) {
+      this.log.info(
+        `${state.config.label}: ${problems.length - LOGGED_PROBLEMS} more problems not listed`,
+      );
+    }
+  }
+
   private drop(id: string): void {
     this.states.delete(id);
     const source = this.sources.get(id);
@@ -263,6 +309,7 @@ function emptyState(config: ConnectionConfig, filters: SessionFilters): Connecti
     filters,
     waiting: undefined,
     capabilities: undefined,
+    problems: [],
     config,
     sessions: [],
     total: undefined,

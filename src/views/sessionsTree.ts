@@ -1,49 +1,92 @@
 import * as vscode from 'vscode';
 import type { DerivedStatus } from '../domain/derivedStatus.ts';
 import { describeFilters } from '../domain/filters.ts';
+import { PROBLEM_ROWS, problemRow } from '../domain/problems.ts';
+import type { WorkspaceScope } from '../domain/projects.ts';
+import { projectOf } from '../domain/projects.ts';
 import type { PendingTask, SessionSummary } from '../domain/session.ts';
-import type { RowLabels, SessionGroups } from '../domain/treeModel.ts';
-import { GROUP_PAGE, buildGroups, pageOfGroup, sessionRow } from '../domain/treeModel.ts';
+import type { ProjectGroup, ProjectGroups, RowLabels, SessionGroups } from '../domain/treeModel.ts';
+import {
+  GROUP_PAGE,
+  buildGroups,
+  buildProjectGroups,
+  pageOfGroup,
+  sessionRow,
+  waitingCount,
+} from '../domain/treeModel.ts';
+import type { SourceProblem } from '../sources/sessionSource.ts';
 import type { ConnectionState, SessionStore } from '../store/sessionStore.ts';
 import { statusIcon, statusLabel } from './statusPresentation.ts';
+
+export type GroupBy = 'status' | 'project';
 
 export type TreeNode =
   | { kind: 'connection'; connectionId: string }
   | { kind: 'group'; connectionId: string; status: DerivedStatus }
+  /** `project` is the ProjectGroup key: the project, or '' for sessions without one. */
+  | { kind: 'project'; connectionId: string; project: string }
   | { kind: 'session'; session: SessionSummary }
   | { kind: 'task'; session: SessionSummary; task: PendingTask }
-  | { kind: 'showMore'; connectionId: string; status: DerivedStatus; remaining: number }
+  /** `group` is the paging key: a status, or `project:<key>`. */
+  | { kind: 'showMore'; connectionId: string; group: string; remaining: number }
   | { kind: 'loadMore'; connectionId: string }
+  | { kind: 'problems'; connectionId: string }
+  | { kind: 'problem'; connectionId: string; problem: SourceProblem; index: number }
   | {
       kind: 'message';
       connectionId: string;
-      message: 'loading' | 'error' | 'empty' | 'invalidRows';
+      message: 'loading' | 'error' | 'empty' | 'invalidRows' | 'moreProblems';
     };
 
+/** Where the view's choices are remembered (ExtensionContext.globalState / workspaceState). */
+export interface TreeMemory {
+  /** Group by status or by project, for every window. */
+  global?: vscode.Memento;
+  /** "This workspace only", per workspace. */
+  workspace?: vscode.Memento;
+}
+
+const GROUP_BY_KEY = 'sessionsTree.groupBy';
+const WORKSPACE_ONLY_KEY = 'sessionsTree.workspaceOnly';
+
 /**
- * Connections → derived-status groups (waiting first, empty ones hidden) →
- * sessions → their subagents. With one connection the connection level is skipped.
- * Failures show as nodes with an action, next to the last good data.
+ * Connections → derived-status groups (waiting first, empty ones hidden), or projects (the
+ * open workspace's first) → sessions → their subagents. With one connection the connection
+ * level is skipped. Failures and unreadable input show as nodes next to the last good data.
  */
 export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly store: SessionStore;
-  private readonly subscription: { dispose(): void };
+  private readonly memory: TreeMemory;
+  private readonly subscriptions: { dispose(): void }[];
   private readonly connectionNodes = new Map<string, TreeNode>();
-  private readonly groupsCache = new Map<string, SessionGroups>();
+  private readonly groupsCache = new Map<string, SessionGroups | ProjectGroups>();
   private readonly shownPerGroup = new Map<string, number>();
   private text = '';
+  private mode: GroupBy;
+  private onlyWorkspace: boolean;
+  private folders: readonly string[] = workspaceFolderPaths();
 
-  constructor(store: SessionStore) {
+  constructor(store: SessionStore, memory: TreeMemory = {}) {
     this.store = store;
-    this.subscription = store.onDidChange((id) => {
-      if (id) this.groupsCache.delete(id);
-      else this.groupsCache.clear();
-      const node = id ? this.connectionNodes.get(id) : undefined;
-      // Per-connection refresh when the connection level is shown; a full one otherwise.
-      this.changed.fire(node && this.store.connections().length > 1 ? node : undefined);
-    });
+    this.memory = memory;
+    this.mode = memory.global?.get<GroupBy>(GROUP_BY_KEY) === 'project' ? 'project' : 'status';
+    this.onlyWorkspace = memory.workspace?.get<boolean>(WORKSPACE_ONLY_KEY) === true;
+    this.subscriptions = [
+      store.onDidChange((id) => {
+        if (id) this.groupsCache.delete(id);
+        else this.groupsCache.clear();
+        const node = id ? this.connectionNodes.get(id) : undefined;
+        // Per-connection refresh when the connection level is shown; a full one otherwise.
+        this.changed.fire(node && this.store.connections().length > 1 ? node : undefined);
+      }),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => {
+        this.folders = workspaceFolderPaths();
+        this.rebuild();
+      }),
+    ];
+    this.updateContext();
   }
 
   get textFilter(): string {
@@ -52,13 +95,45 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
 
   setTextFilter(text: string): void {
     this.text = text.trim();
-    this.groupsCache.clear();
-    this.changed.fire(undefined);
+    this.rebuild();
+  }
+
+  get groupBy(): GroupBy {
+    return this.mode;
+  }
+
+  /** Status groups (the default) or projects; remembered across windows. */
+  async setGroupBy(mode: GroupBy): Promise<void> {
+    if (mode === this.mode) return;
+    this.mode = mode;
+    this.rebuild();
+    await this.memory.global?.update(GROUP_BY_KEY, mode);
+  }
+
+  /** The open workspace folders' paths (what "this workspace" means). */
+  get workspaceFolders(): readonly string[] {
+    return this.folders;
+  }
+
+  get workspaceOnly(): boolean {
+    return this.onlyWorkspace;
+  }
+
+  /**
+   * "This workspace only" on every connection. Local sessions match by working directory
+   * (inside a folder); others by repository name (a folder's name). Without an open folder
+   * it has no effect, so nothing is hidden.
+   */
+  async setWorkspaceOnly(only: boolean): Promise<void> {
+    if (only === this.onlyWorkspace) return;
+    this.onlyWorkspace = only;
+    this.rebuild();
+    await this.memory.workspace?.update(WORKSPACE_ONLY_KEY, only);
   }
 
   /** "Show more" inside a group: the next GROUP_PAGE rows, built only when asked for. */
-  showMore(connectionId: string, status: DerivedStatus): void {
-    const key = `${connectionId}:${status}`;
+  showMore(connectionId: string, group: string): void {
+    const key = `${connectionId}:${group}`;
     this.shownPerGroup.set(key, (this.shownPerGroup.get(key) ?? GROUP_PAGE) + GROUP_PAGE);
     this.changed.fire(undefined);
   }
@@ -69,6 +144,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
       .connections()
       .map((c) => describeFilters(c.filters))
       .filter(Boolean);
+    if (this.scope().only) parts.push(vscode.l10n.t('this workspace only'));
     if (this.text) parts.push(vscode.l10n.t('matching "{0}"', this.text));
     return parts.length ? parts.join(' · ') : undefined;
   }
@@ -86,13 +162,14 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
         return state ? this.connectionChildren(state) : [];
       }
       case 'group': {
-        const group = this.groups(node.connectionId).groups.find((g) => g.status === node.status);
-        if (!group) return [];
-        const shown = this.shownPerGroup.get(`${node.connectionId}:${node.status}`) ?? GROUP_PAGE;
-        const { visible, remaining } = pageOfGroup(group.sessions, shown);
-        const rows: TreeNode[] = visible.map((session) => ({ kind: 'session', session }));
-        if (remaining > 0) rows.push({ ...node, kind: 'showMore', remaining });
-        return rows;
+        const group = this.statusGroups(node.connectionId)?.groups.find(
+          (g) => g.status === node.status,
+        );
+        return group ? this.page(node.connectionId, node.status, group.sessions) : [];
+      }
+      case 'project': {
+        const group = this.projectGroup(node.connectionId, node.project);
+        return group ? this.page(node.connectionId, `project:${node.project}`, group.sessions) : [];
       }
       case 'session': {
         // Manual tasks waiting on a human first, then sub-agent sessions.
@@ -103,6 +180,19 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
         }));
         const children = this.groups(node.session.connectionId).children.get(node.session.id) ?? [];
         return [...tasks, ...children.map((session): TreeNode => ({ kind: 'session', session }))];
+      }
+      case 'problems': {
+        const problems = this.store.state(node.connectionId)?.problems ?? [];
+        const rows: TreeNode[] = problems.slice(0, PROBLEM_ROWS).map((problem, index) => ({
+          kind: 'problem',
+          connectionId: node.connectionId,
+          problem,
+          index,
+        }));
+        if (problems.length > PROBLEM_ROWS) {
+          rows.push({ kind: 'message', connectionId: node.connectionId, message: 'moreProblems' });
+        }
+        return rows;
       }
 
       default:
@@ -115,16 +205,23 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     const single = this.store.connections().length === 1;
     if (node.kind === 'session') {
       // VS Code may hold an older object for this row: look it up again by id.
-      const { groups, children } = this.groups(node.session.connectionId);
-      const all = [...groups.flatMap((g) => g.sessions), ...[...children.values()].flat()];
+      const grouping = this.groups(node.session.connectionId);
+      const { children } = grouping;
+      const all = [...topLevelOf(grouping), ...[...children.values()].flat()];
       const current = all.find((s) => s.id === node.session.id) ?? node.session;
       const nested =
         current.parentId && children.get(current.parentId)?.some((s) => s.id === current.id);
       const parent = nested ? all.find((s) => s.id === current.parentId) : undefined;
       if (parent) return { kind: 'session', session: parent };
+      if ('projects' in grouping) {
+        const project = projectOf(current) ?? '';
+        return { kind: 'project', connectionId: current.connectionId, project };
+      }
       return { kind: 'group', connectionId: current.connectionId, status: current.status.status };
     }
     if (node.kind === 'task') return { kind: 'session', session: node.session };
+    if (node.kind === 'problem' || (node.kind === 'message' && node.message === 'moreProblems'))
+      return { kind: 'problems', connectionId: node.connectionId };
     if (node.kind === 'connection' || single) return undefined;
     return this.connectionNode(node.connectionId);
   }
@@ -135,6 +232,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
         return this.connectionItem(node.connectionId);
       case 'group':
         return this.groupItem(node);
+      case 'project':
+        return this.projectItem(node);
       case 'session':
         return sessionItem(
           node.session,
@@ -147,13 +246,17 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
         return showMoreItem(node);
       case 'loadMore':
         return this.loadMoreItem(node.connectionId);
+      case 'problems':
+        return this.problemsItem(node.connectionId);
+      case 'problem':
+        return problemItem(node);
       case 'message':
         return this.messageItem(node);
     }
   }
 
   dispose(): void {
-    this.subscription.dispose();
+    for (const subscription of this.subscriptions) subscription.dispose();
     this.changed.dispose();
   }
 
@@ -169,13 +272,61 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     return flags;
   }
 
-  private groups(connectionId: string): SessionGroups {
+  /** The connection's sessions grouped the current way (status or project), cached until a change. */
+  private groups(connectionId: string): SessionGroups | ProjectGroups {
     let groups = this.groupsCache.get(connectionId);
     if (!groups) {
-      groups = buildGroups(this.store.groups(connectionId), this.text);
+      const byStatus = this.store.groups(connectionId);
+      groups =
+        this.mode === 'project'
+          ? buildProjectGroups(byStatus, this.text, this.scope())
+          : buildGroups(byStatus, this.text, this.scope());
       this.groupsCache.set(connectionId, groups);
     }
     return groups;
+  }
+
+  private statusGroups(connectionId: string): SessionGroups | undefined {
+    const groups = this.groups(connectionId);
+    return 'groups' in groups ? groups : undefined;
+  }
+
+  private projectGroup(connectionId: string, key: string): ProjectGroup | undefined {
+    const groups = this.groups(connectionId);
+    return 'projects' in groups ? groups.projects.find((p) => p.key === key) : undefined;
+  }
+
+  /** One page of a group's sessions, with a "Show more" row when some are left. */
+  private page(connectionId: string, group: string, sessions: SessionSummary[]): TreeNode[] {
+    const shown = this.shownPerGroup.get(`${connectionId}:${group}`) ?? GROUP_PAGE;
+    const { visible, remaining } = pageOfGroup(sessions, shown);
+    const rows: TreeNode[] = visible.map((session) => ({ kind: 'session', session }));
+    if (remaining > 0) rows.push({ kind: 'showMore', connectionId, group, remaining });
+    return rows;
+  }
+
+  private scope(): WorkspaceScope {
+    return { folders: this.folders, only: this.onlyWorkspace && this.folders.length > 0 };
+  }
+
+  /** Groupings, the description and the title-bar toggles follow a changed choice. */
+  private rebuild(): void {
+    this.groupsCache.clear();
+    this.updateContext();
+    this.changed.fire(undefined);
+  }
+
+  private updateContext(): void {
+    void vscode.commands.executeCommand(
+      'setContext',
+      'agentSessions.groupByProject',
+      this.mode === 'project',
+    );
+    void vscode.commands.executeCommand(
+      'setContext',
+      'agentSessions.workspaceOnly',
+      this.onlyWorkspace,
+    );
   }
 
   private connectionNode(connectionId: string): TreeNode {
@@ -195,14 +346,23 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     }
     const children: TreeNode[] = [];
     if (state.error) children.push({ kind: 'message', connectionId: id, message: 'error' });
-    for (const group of this.groups(id).groups) {
-      children.push({ kind: 'group', connectionId: id, status: group.status });
+    const groups = this.groups(id);
+    if ('groups' in groups) {
+      for (const group of groups.groups) {
+        children.push({ kind: 'group', connectionId: id, status: group.status });
+      }
+    } else {
+      for (const project of groups.projects) {
+        children.push({ kind: 'project', connectionId: id, project: project.key });
+      }
     }
     if (state.invalidRows > 0)
       children.push({ kind: 'message', connectionId: id, message: 'invalidRows' });
+    const empty = children.length === 0 && state.next === undefined;
+    if (empty) children.push({ kind: 'message', connectionId: id, message: 'empty' });
+    // After the sessions: unreadable input matters, but less than who is waiting.
+    if (state.problems.length > 0) children.push({ kind: 'problems', connectionId: id });
     if (state.next !== undefined) children.push({ kind: 'loadMore', connectionId: id });
-    if (children.length === 0)
-      children.push({ kind: 'message', connectionId: id, message: 'empty' });
     return children;
   }
 
@@ -215,8 +375,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     item.id = `connection:${connectionId}`;
     item.contextValue = `connection.${state?.config.kind ?? 'unknown'}`;
     item.iconPath = new vscode.ThemeIcon(state?.error ? 'debug-disconnect' : 'plug');
-    const waiting =
-      this.groups(connectionId).groups.find((g) => g.status === 'waiting')?.sessions.length ?? 0;
+    const waiting = waitingCount(this.groups(connectionId));
     const filters = state ? describeFilters(state.filters) : '';
     item.description = [waiting ? vscode.l10n.t('{0} waiting', waiting) : '', filters]
       .filter(Boolean)
@@ -227,7 +386,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
 
   private groupItem(node: Extract<TreeNode, { kind: 'group' }>): vscode.TreeItem {
     const count =
-      this.groups(node.connectionId).groups.find((g) => g.status === node.status)?.sessions
+      this.statusGroups(node.connectionId)?.groups.find((g) => g.status === node.status)?.sessions
         .length ?? 0;
     const item = new vscode.TreeItem(
       statusLabel(node.status),
@@ -240,6 +399,67 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     item.iconPath = statusIcon(node.status);
     item.contextValue = `group.${node.status}`;
     item.accessibilityInformation = { label: `${statusLabel(node.status)}, ${count}` };
+    return item;
+  }
+
+  private projectItem(node: Extract<TreeNode, { kind: 'project' }>): vscode.TreeItem {
+    const group = this.projectGroup(node.connectionId, node.project);
+    const count = group?.sessions.length ?? 0;
+    const waiting = group?.waiting ?? 0;
+    const name = group?.name ?? vscode.l10n.t('No project');
+    const item = new vscode.TreeItem(
+      name,
+      group?.inWorkspace || waiting > 0
+        ? vscode.TreeItemCollapsibleState.Expanded
+        : vscode.TreeItemCollapsibleState.Collapsed,
+    );
+    item.id = `project:${node.connectionId}:${node.project}`;
+    const counts = [
+      String(count),
+      waiting ? vscode.l10n.t('{0} waiting', waiting) : '',
+      group?.inWorkspace ? vscode.l10n.t('this workspace') : '',
+    ].filter(Boolean);
+    // The full path (or repository) when it says more than the name.
+    const where = group?.project && group.project !== name ? group.project : '';
+    item.description = [...counts, where].filter(Boolean).join(' · ');
+    item.tooltip = [
+      group?.project ?? vscode.l10n.t('Sessions that name no working directory or repository'),
+      vscode.l10n.t('{0} sessions, {1} waiting', count, waiting),
+      group?.inWorkspace ? vscode.l10n.t('In the open workspace') : '',
+    ]
+      .filter(Boolean)
+      .join('\n');
+    item.iconPath =
+      waiting > 0
+        ? new vscode.ThemeIcon(
+            group?.inWorkspace ? 'root-folder' : 'folder',
+            new vscode.ThemeColor('charts.yellow'),
+          )
+        : new vscode.ThemeIcon(group?.inWorkspace ? 'root-folder' : 'folder');
+    item.contextValue = group?.inWorkspace ? 'project.workspace' : 'project';
+    item.accessibilityInformation = {
+      label: [name, ...counts].join(', '),
+    };
+    return item;
+  }
+
+  private problemsItem(connectionId: string): vscode.TreeItem {
+    const count = this.store.state(connectionId)?.problems.length ?? 0;
+    const item = new vscode.TreeItem(
+      count === 1
+        ? vscode.l10n.t('1 problem in the transcript files')
+        : vscode.l10n.t('{0} problems in the transcript files', count),
+      vscode.TreeItemCollapsibleState.Collapsed,
+    );
+    item.id = `problems:${connectionId}`;
+    item.iconPath = new vscode.ThemeIcon(
+      'warning',
+      new vscode.ThemeColor('list.warningForeground'),
+    );
+    item.tooltip = vscode.l10n.t(
+      'Lines or files that could not be read, or were read in part. Nothing else is hidden: the sessions show what could be read. The log lists every problem.',
+    );
+    item.contextValue = 'problems';
     return item;
   }
 
@@ -270,10 +490,18 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     }
     if (node.message === 'empty') {
       return new vscode.TreeItem(
-        this.text || (state && describeFilters(state.filters))
+        this.text || this.scope().only || (state && describeFilters(state.filters))
           ? vscode.l10n.t('No sessions match the filters.')
           : vscode.l10n.t('No sessions yet.'),
       );
+    }
+    if (node.message === 'moreProblems') {
+      const count = (state?.problems.length ?? 0) - PROBLEM_ROWS;
+      const item = new vscode.TreeItem(vscode.l10n.t('and {0} more — see the log', count));
+      item.id = `moreProblems:${node.connectionId}`;
+      item.iconPath = new vscode.ThemeIcon('output');
+      item.command = { command: 'agentSessions.showLog', title: vscode.l10n.t('Show Log') };
+      return item;
     }
     if (node.message === 'invalidRows') {
       const item = new vscode.TreeItem(
@@ -370,14 +598,50 @@ function taskItem(session: SessionSummary, task: PendingTask): vscode.TreeItem {
 
 function showMoreItem(node: Extract<TreeNode, { kind: 'showMore' }>): vscode.TreeItem {
   const item = new vscode.TreeItem(vscode.l10n.t('Show more ({0} more)', node.remaining));
-  item.id = `showMore:${node.connectionId}:${node.status}`;
+  item.id = `showMore:${node.connectionId}:${node.group}`;
   item.iconPath = new vscode.ThemeIcon('ellipsis');
   item.command = {
     command: 'agentSessions.showMoreInGroup',
     title: vscode.l10n.t('Show more'),
-    arguments: [node.connectionId, node.status],
+    arguments: [node.connectionId, node.group],
   };
   return item;
+}
+
+/** One problem: its message, where it is; a file opens at the line. Paths are plain text. */
+function problemItem(node: Extract<TreeNode, { kind: 'problem' }>): vscode.TreeItem {
+  const row = problemRow(node.problem);
+  const item = new vscode.TreeItem(row.label);
+  item.id = `problem:${node.connectionId}:${node.index}`;
+  item.description = row.description;
+  item.tooltip = row.tooltip;
+  item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
+  item.contextValue = 'problem';
+  if (row.file) {
+    const at = (row.line ?? 1) - 1;
+    item.command = {
+      command: 'vscode.open',
+      title: vscode.l10n.t('Open File'),
+      arguments: [
+        vscode.Uri.file(row.file),
+        { selection: new vscode.Range(at, 0, at, 0), preview: true },
+      ],
+    };
+  }
+  return item;
+}
+
+function topLevelOf(grouping: SessionGroups | ProjectGroups): SessionSummary[] {
+  return 'groups' in grouping
+    ? grouping.groups.flatMap((g) => g.sessions)
+    : grouping.projects.flatMap((p) => p.sessions);
+}
+
+/** Paths of the open workspace folders: the file-system path, or the remote path. */
+function workspaceFolderPaths(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).map((f) =>
+    f.uri.scheme === 'file' ? f.uri.fsPath : f.uri.path,
+  );
 }
 
 const rowLabels = (): RowLabels => ({

@@ -180,8 +180,11 @@ function finish(s: LocalSession, input: AggregateInput): void {
       f.title ??
       f.summaryTitle ??
       `${s.harness === 'codex' ? 'Codex' : 'Claude Code'} session ${short}`;
+    // Subagents have no id of their own to resume: they are resumed with their parent.
+    if (f.sessionId) sum.resumeId = f.sessionId;
   }
   if (f.mainModel) sum.model = f.mainModel;
+  if (s.project) sum.project = s.project;
   const repository = f.gitRemote ?? (s.project ? baseName(s.project) : undefined);
   if (repository) sum.repository = repository;
   if (f.gitBranch) sum.branch = f.gitBranch;

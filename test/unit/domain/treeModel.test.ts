@@ -3,7 +3,14 @@ import { describe, it } from 'node:test';
 import type { DerivedStatus, StatusDerivation } from '../../../src/domain/derivedStatus.ts';
 import type { SessionSummary } from '../../../src/domain/session.ts';
 import type { RowLabels } from '../../../src/domain/treeModel.ts';
-import { buildGroups, GROUP_PAGE, pageOfGroup, sessionRow } from '../../../src/domain/treeModel.ts';
+import {
+  buildGroups,
+  buildProjectGroups,
+  GROUP_PAGE,
+  pageOfGroup,
+  sessionRow,
+  waitingCount,
+} from '../../../src/domain/treeModel.ts';
 
 function session(
   id: string,
@@ -153,6 +160,214 @@ describe('buildGroups', () => {
     const { groups, children } = buildGroups(byStatus([['active', [parent, child]]]), 'deploy');
     assert.deepEqual(ids(groups[0]!.sessions), ['p']);
     assert.deepEqual(ids(children.get('p') ?? []), ['c']);
+  });
+});
+
+describe('buildGroups and the open workspace', () => {
+  const WS = ['/home/dev/orbit-api', '/home/dev/web-console'];
+  const local = (id: string, status: DerivedStatus, project?: string, extra = {}) =>
+    session(id, status, { ...(project ? { project } : {}), ...extra });
+
+  it("puts the workspace's sessions first inside each group, keeping the order otherwise", () => {
+    const { groups } = buildGroups(
+      byStatus([
+        [
+          'active',
+          [
+            local('a1', 'active', '/home/dev/ledger'),
+            local('a2', 'active', '/home/dev/web-console/packages/ui'),
+            local('a3', 'active', undefined, { repository: 'acme/orbit-api' }),
+            local('a4', 'active', '/home/dev/infra'),
+            local('a5', 'active', '/home/dev/orbit-api'),
+          ],
+        ],
+        ['idle', [local('i1', 'idle', '/x'), local('i2', 'idle', '/home/dev/orbit-api')]],
+      ]),
+      '',
+      { folders: WS, only: false },
+    );
+    assert.deepEqual(
+      groups.map((g) => [g.status, ids(g.sessions)]),
+      [
+        ['active', ['a2', 'a3', 'a5', 'a1', 'a4']],
+        ['idle', ['i2', 'i1']],
+      ],
+    );
+  });
+
+  it('keeps the order unchanged without workspace folders', () => {
+    const list = [local('b', 'idle', '/x'), local('a', 'idle', '/home/dev/orbit-api')];
+    const { groups } = buildGroups(byStatus([['idle', list]]));
+    assert.deepEqual(ids(groups[0]!.sessions), ['b', 'a']);
+  });
+
+  it('"this workspace only" hides the sessions of other projects and those without a project', () => {
+    const parent = local('p', 'active', '/home/dev/orbit-api');
+    const child = local('c', 'active', '/tmp/elsewhere', { parentId: 'p' });
+    const { groups, children } = buildGroups(
+      byStatus([
+        ['waiting', [local('w', 'waiting', '/home/dev/ledger')]],
+        ['active', [parent, child, local('x', 'active', '/home/dev/ledger')]],
+        ['unknown', [local('n', 'unknown')]],
+      ]),
+      '',
+      { folders: WS, only: true },
+    );
+    assert.deepEqual(
+      groups.map((g) => [g.status, ids(g.sessions)]),
+      [['active', ['p']]],
+    );
+    assert.deepEqual(ids(children.get('p') ?? []), ['c'], 'a shown parent keeps its subagents');
+  });
+
+  it('"this workspace only" with no folder open hides nothing', () => {
+    const { groups } = buildGroups(byStatus([['idle', [local('a', 'idle', '/x')]]]), '', {
+      folders: [],
+      only: true,
+    });
+    assert.deepEqual(ids(groups[0]!.sessions), ['a']);
+  });
+});
+
+describe('buildProjectGroups', () => {
+  const WS = ['/home/dev/web-console'];
+  const at = (
+    id: string,
+    status: DerivedStatus,
+    project: string | undefined,
+    when: string,
+    extra = {},
+  ) =>
+    session(id, status, {
+      ...(project ? { project } : {}),
+      lastActivityAt: `2026-06-0${when}T10:00:00.000Z`,
+      ...extra,
+    });
+
+  const sample = () =>
+    byStatus([
+      ['waiting', [at('w1', 'waiting', '/home/dev/ledger', '2')]],
+      [
+        'active',
+        [
+          at('a1', 'active', '/home/dev/orbit-api', '5'),
+          at('a2', 'active', '/home/dev/ledger', '3'),
+          at('sub', 'active', '/home/dev/orbit-api', '6', { parentId: 'a1' }),
+        ],
+      ],
+      [
+        'finished',
+        [
+          at('f1', 'finished', '/home/dev/web-console', '1'),
+          at('f2', 'finished', '/home/dev/ledger', '4'),
+          at('f3', 'finished', undefined, '9'),
+        ],
+      ],
+      ['idle', [at('i1', 'idle', '/home/dev/ledger', '1')]],
+    ]);
+
+  it("orders the workspace's projects first, then by latest activity; sessions without a project last", () => {
+    const { projects } = buildProjectGroups(sample(), '', { folders: WS, only: false });
+    assert.deepEqual(
+      projects.map((p) => [p.key, p.name, p.inWorkspace]),
+      [
+        ['/home/dev/web-console', 'web-console', true],
+        ['/home/dev/orbit-api', 'orbit-api', false],
+        ['/home/dev/ledger', 'ledger', false],
+        ['', undefined, false],
+      ],
+    );
+  });
+
+  it('lists waiting sessions first, then in status-group order, and counts sessions and waiting', () => {
+    const { projects } = buildProjectGroups(sample());
+    const ledger = projects.find((p) => p.key === '/home/dev/ledger')!;
+    assert.deepEqual(ids(ledger.sessions), ['w1', 'a2', 'i1', 'f2']);
+    assert.equal(ledger.waiting, 1);
+    assert.equal(ledger.latestMs, Date.parse('2026-06-04T10:00:00.000Z'));
+    const orbit = projects.find((p) => p.key === '/home/dev/orbit-api')!;
+    assert.deepEqual(ids(orbit.sessions), ['a1'], 'the subagent sits under its parent');
+    assert.equal(orbit.waiting, 0);
+  });
+
+  it('counts add up to the top-level sessions of the status grouping', () => {
+    const status = buildGroups(sample());
+    const project = buildProjectGroups(sample());
+    const total = (n: number[]) => n.reduce((a, b) => a + b, 0);
+    assert.equal(
+      total(project.projects.map((p) => p.sessions.length)),
+      total(status.groups.map((g) => g.sessions.length)),
+    );
+    assert.equal(waitingCount(project), 1);
+    assert.equal(waitingCount(status), 1);
+    assert.deepEqual(ids(project.children.get('a1') ?? []), ['sub']);
+  });
+
+  it('without a working directory, the repository is the project', () => {
+    const { projects } = buildProjectGroups(
+      byStatus([
+        [
+          'active',
+          [
+            session('r1', 'active', { repository: 'acme/api' }),
+            session('r2', 'active', { repository: 'acme/api' }),
+            session('r3', 'active', { repository: 'acme/web' }),
+          ],
+        ],
+      ]),
+      '',
+      { folders: ['/home/me/web'], only: false },
+    );
+    assert.deepEqual(
+      projects.map((p) => [p.key, p.name, p.sessions.length, p.inWorkspace]),
+      [
+        ['acme/web', 'web', 1, true],
+        ['acme/api', 'api', 2, false],
+      ],
+    );
+  });
+
+  it('applies the text and workspace filters and drops projects left empty', () => {
+    const onlyWs = buildProjectGroups(sample(), '', { folders: WS, only: true });
+    assert.deepEqual(
+      onlyWs.projects.map((p) => [p.key, ids(p.sessions)]),
+      [['/home/dev/web-console', ['f1']]],
+    );
+    const text = buildProjectGroups(
+      byStatus([
+        [
+          'idle',
+          [
+            session('x', 'idle', { project: '/p/a', label: 'deploy' }),
+            session('y', 'idle', { project: '/p/b' }),
+          ],
+        ],
+      ]),
+      'DEPLOY',
+    );
+    assert.deepEqual(
+      text.projects.map((p) => p.key),
+      ['/p/a'],
+    );
+  });
+
+  it('breaks ties in activity by name, and sessions without a time count as oldest', () => {
+    const { projects } = buildProjectGroups(
+      byStatus([
+        [
+          'idle',
+          [
+            session('b', 'idle', { project: '/p/beta' }),
+            session('a', 'idle', { project: '/p/alpha' }),
+            at('c', 'idle', '/p/gamma', '1'),
+          ],
+        ],
+      ]),
+    );
+    assert.deepEqual(
+      projects.map((p) => p.name),
+      ['gamma', 'alpha', 'beta'],
+    );
   });
 });
 

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { SessionSummary } from '../../../src/domain/session.ts';
 import { LocalSource } from '../../../src/sources/local/localSource.ts';
 import {
+  PROJECTS,
   writeLocalCorpus,
   type ExpectedTotals,
   type LocalCorpus,
@@ -151,6 +152,19 @@ describe('LocalSource over the corpus', () => {
     const legacy = rows.find((r) => r.harness === 'codex' && r.inputTokens === undefined)!;
     assert.equal(legacy.estimatedCost, undefined);
     assert.ok(legacy.repository, 'legacy files name their cwd in the environment context');
+  });
+
+  test("project: each row's working directory; a subagent has its parent's", async () => {
+    const rows = await all(source());
+    const folders = PROJECTS.map((p) => `/home/dev/${p}`);
+    for (const r of rows) assert.ok(folders.includes(r.project!), `${r.id}: ${r.project}`);
+    for (const c of rows.filter((r) => r.parentId)) {
+      assert.equal(c.project, rows.find((r) => r.id === c.parentId)!.project, c.id);
+    }
+    assert.ok(
+      folders.every((f) => rows.some((r) => r.project === f)),
+      'the corpus spreads its sessions over every project',
+    );
   });
 
   test('filters: harness, status, activity window, quality', async () => {

@@ -14,6 +14,7 @@ import type {
   ListSessionsRequest,
   SessionSource,
   SourceCapabilities,
+  SourceProblem,
 } from '../../../src/sources/sessionSource.ts';
 import type { FilterMemory } from '../../../src/store/sessionStore.ts';
 import { SessionStore } from '../../../src/store/sessionStore.ts';
@@ -60,6 +61,21 @@ class FakeSource implements SessionSource {
     | undefined;
   /** When set, listSessions waits for this before answering. */
   gate: Promise<void> | undefined;
+  /** What listProblems answers (an Error is thrown). */
+  problemList: SourceProblem[] | Error = [];
+  problemRequests = 0;
+  /** Undefined until withProblems(): a source with no problems to report. */
+  listProblems: (() => Promise<SourceProblem[]>) | undefined;
+
+  withProblems(list: SourceProblem[]): this {
+    this.problemList = list;
+    this.listProblems = async () => {
+      this.problemRequests++;
+      if (this.problemList instanceof Error) throw this.problemList;
+      return this.problemList;
+    };
+    return this;
+  }
 
   constructor(
     cfg: ConnectionConfig,
@@ -135,8 +151,11 @@ class MemoryFilters implements FilterMemory {
 
 class RecordingLogger implements Logger {
   readonly warnings: string[] = [];
+  readonly infos: string[] = [];
   trace(): void {}
-  info(): void {}
+  info(message: string): void {
+    this.infos.push(message);
+  }
   warn(message: string): void {
     this.warnings.push(message);
   }
@@ -303,6 +322,65 @@ describe('SessionStore', () => {
     assert.deepEqual(ids(store.groups('a').get('waiting')), ['w1', 'w2']);
     await store.loadMore('a');
     assert.deepEqual(ids(store.waiting()), ['w1', 'w2', 'w3']);
+  });
+
+  it('loads the source problems with the first page (not with later pages) and logs a summary per kind when they change', async () => {
+    const problems: SourceProblem[] = [
+      { kind: 'invalid-json', message: 'Line 3 is not JSON', path: '/t/a.jsonl', line: 3 },
+      { kind: 'invalid-json', message: 'Line 9 is not JSON', path: '/t/a.jsonl', line: 9 },
+      { kind: 'unreadable', message: 'EACCES', path: '/t/b.jsonl' },
+    ];
+    const source = new FakeSource(config('a', { kind: 'local' }), many(7)).withProblems(problems);
+    const { store, log } = setup([source]);
+    await store.refresh('a');
+    assert.deepEqual(store.state('a')!.problems, problems);
+    assert.deepEqual(
+      log.warnings.filter((w) => w.includes('problem')),
+      ['Conn a: 3 problems (invalid-json 2, unreadable 1)'],
+    );
+    assert.ok(
+      log.infos.includes('Conn a: /t/a.jsonl:9 invalid-json: Line 9 is not JSON'),
+      'each problem is in the log, with its place',
+    );
+    await store.loadMore('a');
+    assert.equal(source.problemRequests, 1, 'a later page does not ask again');
+    await store.refresh('a');
+    assert.equal(source.problemRequests, 2, 'every first-page load asks');
+    assert.equal(
+      log.warnings.filter((w) => w.includes('problem')).length,
+      1,
+      'the same problems are not logged again',
+    );
+    source.problemList = problems.slice(0, 1);
+    await store.refresh('a');
+    assert.equal(store.state('a')!.problems.length, 1);
+    assert.equal(log.warnings.at(-1), 'Conn a: 1 problem (invalid-json 1)');
+    source.problemList = [];
+    await store.refresh('a');
+    assert.deepEqual(store.state('a')!.problems, []);
+    assert.equal(log.infos.at(-1), 'Conn a: no problems in the input any more');
+  });
+
+  it('a source without listProblems has none; a failing listProblems keeps the last list and the sessions still load', async () => {
+    const plain = new FakeSource(config('a'), many(2));
+    const failing = new FakeSource(config('b'), many(2)).withProblems([
+      { kind: 'truncated-line', message: 'Line 4 has no end yet', path: '/t/c.jsonl', line: 4 },
+    ]);
+    const { store, log } = setup([plain, failing]);
+    await store.refresh('a');
+    assert.deepEqual(store.state('a')!.problems, []);
+    assert.equal(log.warnings.length, 0);
+    await store.refresh('b');
+    failing.problemList = new Error('disk went away');
+    failing.sessions = many(3, 'idle', 'n');
+    await store.refresh('b');
+    const state = store.state('b')!;
+    assert.equal(state.error, undefined, 'listing problems is not listing sessions');
+    assert.deepEqual(ids(state.sessions), ['n1', 'n2', 'n3']);
+    assert.equal(state.problems.length, 1, 'the last known problems stay');
+    assert.ok(
+      log.warnings.some((w) => w === 'Conn b: could not list problems: Error: disk went away'),
+    );
   });
 
   it('waiting() spans connections', async () => {
