@@ -79,6 +79,8 @@ export interface UsageView {
 export interface SessionActions {
   complete: boolean;
   interrupt: boolean;
+  /** Resume in Terminal (local Claude Code and Codex sessions). */
+  resume?: boolean;
 }
 
 export interface SessionView {
@@ -130,6 +132,7 @@ export type WebviewMessage =
   | { type: 'complete' }
   | { type: 'cancel' }
   | { type: 'interrupt' }
+  | { type: 'resume' }
   | { type: 'openManualTask'; id: string }
   | { type: 'finishManualTask'; id: string; finish: 'success' | 'failure' }
   | { type: 'selectFile'; fileKey: string }
@@ -158,6 +161,7 @@ const CHECKS: Record<WebviewMessage['type'], Check> = {
   complete: () => true,
   cancel: () => true,
   interrupt: () => true,
+  resume: () => true,
   openRaw: () => true,
   retryTranscript: () => true,
   openManualTask: (m) => str(m.id),

@@ -6,6 +6,8 @@ import { isPanelState, isWebviewMessage } from '../shared/protocol.ts';
 import type { WebviewMessage } from '../shared/protocol.ts';
 import { hasManualTasks } from '../sources/steering.ts';
 import { finishManualTask } from '../commands/manualTaskCommands.ts';
+import { RESUME_COMMAND } from '../commands/resumeCommands.ts';
+import { isResumable } from '../domain/resume.ts';
 import { PanelData } from './panelData.ts';
 
 const DATA_MESSAGES = new Set([
@@ -127,6 +129,7 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
             complete:
               Boolean(connection?.capabilities?.complete) && session.status.status !== 'finished',
             interrupt: connection?.config.kind === 'rest' && session.status.raw === 'running',
+            resume: connection?.config.kind === 'local' && isResumable(session),
           },
         },
       });
@@ -192,6 +195,8 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
         return void vscode.commands.executeCommand('agentSessions.cancelSession', node);
       case 'interrupt':
         return void vscode.commands.executeCommand('agentSessions.interruptSession', node);
+      case 'resume':
+        return void vscode.commands.executeCommand(RESUME_COMMAND, node);
       case 'openManualTask': {
         const source = this.store.source(state.connectionId);
         if (!source || !hasManualTasks(source)) return;

@@ -49,3 +49,25 @@ test('a reveal opens the Transcript tab at the entry', async () => {
   assert.ok((box?.height ?? 0) >= 240, `transcript height ${box?.height}`);
   await h.shot('app-transcript');
 });
+
+test('a resumable local session has a Resume in Terminal button that asks the host', async () => {
+  await h.load();
+  await h.page.locator('main').evaluate((main) => main.remove());
+  const resumable = structuredClone(session) as Extract<HostMessage, { type: 'session' }>;
+  resumable.view.actions = { complete: false, interrupt: false, resume: true };
+  await h.probe.send(resumable);
+  const button = h.page.locator('session-details vscode-button', {
+    hasText: 'Resume in Terminal',
+  });
+  await button.waitFor();
+  await h.probe.clearPosted();
+  await button.click();
+  assert.deepEqual(await h.probe.posted(), [{ type: 'resume' }]);
+  // Without the action (another backend, a subagent) there is no button.
+  await h.probe.send(session);
+  await until(
+    () => button.count(),
+    (n) => n === 0,
+    'the button gone',
+  );
+});

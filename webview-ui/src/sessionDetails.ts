@@ -226,7 +226,7 @@ export class SessionDetails extends LitElement {
     `;
   }
   private renderActions(actions: SessionView['actions']) {
-    if (!actions.complete && !actions.interrupt) return nothing;
+    if (!actions.complete && !actions.interrupt && !actions.resume) return nothing;
     return html`<div class="actions" role="toolbar" aria-label="Session actions">
       ${
         actions.complete
@@ -242,6 +242,13 @@ export class SessionDetails extends LitElement {
         actions.interrupt
           ? html`<vscode-button secondary @click=${() => host.post({ type: 'interrupt' })}
               >Interrupt</vscode-button
+            >`
+          : nothing
+      }
+      ${
+        actions.resume
+          ? html`<vscode-button secondary @click=${() => host.post({ type: 'resume' })}
+              >Resume in Terminal</vscode-button
             >`
           : nothing
       }
