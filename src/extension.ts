@@ -24,6 +24,9 @@ import { IntentStore } from './store/intentStore.ts';
 import { offerUnfinished, registerSteeringCommands } from './commands/steeringCommands.ts';
 import { registerManualTaskCommands } from './commands/manualTaskCommands.ts';
 import { registerUsageDashboard } from './webview/dashboardPanel.ts';
+import { registerLocalUsageCommands } from './commands/localUsageCommands.ts';
+import { registerResumeCommands } from './commands/resumeCommands.ts';
+import { onLocalPricesChange, readLocalPrices, warnPriceProblems } from './config/localPrices.ts';
 import { notifyWaiting } from './views/waitingNotification.ts';
 import { LiveLocalSessions } from './services/liveLocalSessions.ts';
 
@@ -61,6 +64,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     version: String(context.extension.packageJSON.version ?? '0.0.0'),
     timeoutMs: () =>
       vscode.workspace.getConfiguration('agentSessions').get('requestTimeoutSeconds', 20) * 1000,
+    localPrices: readLocalPrices,
+    onPriceProblems: (lines) => void warnPriceProblems(lines),
   });
   const store = new SessionStore({
     createSource,
@@ -71,7 +76,10 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       set: (id, filters) => context.globalState.update(`filters/${id}`, filters),
     },
   });
-  const tree = new SessionsTreeProvider(store);
+  const tree = new SessionsTreeProvider(store, {
+    global: context.globalState,
+    workspace: context.workspaceState,
+  });
   const view = vscode.window.createTreeView('agentSessions.sessions', {
     treeDataProvider: tree,
     showCollapseAll: true,
@@ -141,11 +149,18 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       adapters: () => loadSourceAdapters(context.extensionPath),
       log,
     }),
-    ...registerViewCommands(store, channel),
+    ...registerViewCommands(store, channel, tree),
     ...registerConnectionCommands({ registry, tokens, store, createSource }),
     ...registerDemoCommands({ demo, registry, tokens }),
     ...registerWaitingCommands(store, view),
     ...registerSessionCommands(store, panels),
+    ...registerResumeCommands(store),
+    ...registerLocalUsageCommands(store),
+    // New prices: local connections rebuild their costs with them.
+    onLocalPricesChange(() => {
+      for (const c of store.connections())
+        if (c.config.kind === 'local') void store.reconnect(c.config.id);
+    }),
   );
   syncConnections();
   void applyDevConnection(registry, tokens, log);

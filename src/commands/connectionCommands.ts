@@ -17,7 +17,10 @@ interface Deps {
 /** Add, sign in/out, test and remove connections. */
 export function registerConnectionCommands(deps: Deps): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('agentSessions.addConnection', () => addConnection(deps)),
+    // 'local' skips the kind question (the local usage report offers to add one).
+    vscode.commands.registerCommand('agentSessions.addConnection', (kind?: unknown) =>
+      kind === 'local' ? addLocalConnection(deps) : addConnection(deps),
+    ),
     vscode.commands.registerCommand('agentSessions.signIn', (arg?: unknown) =>
       withConnection(deps, arg, (c) => signIn(deps, c)),
     ),

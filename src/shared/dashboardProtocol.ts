@@ -17,6 +17,8 @@ export interface DashboardTotalsView {
   outputTokens?: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** Part of outputTokens (local Codex sessions report it); absent where unknown. */
+  reasoningTokens?: number;
   /** Pre-formatted ("$12.34", "cost unknown"). */
   cost: string;
   /** Covered by subscriptions, pre-formatted; absent when the server sent no split. */

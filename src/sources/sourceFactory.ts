@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type { TokenStore } from '../config/tokenStore.ts';
 import { BackendError } from '../domain/errors.ts';
 import type { Logger } from '../util/logger.ts';
+import type { PriceTable } from './local/pricing.ts';
 import type { CreateMcpToolClient } from './mcp/mcpToolClient.ts';
 import type { ConnectionConfig, SessionSource } from './sessionSource.ts';
 import type * as SourcesBundle from './index.ts';
@@ -22,6 +23,10 @@ export interface SourceFactoryDeps {
   extensionPath: string;
   version: string;
   timeoutMs: () => number;
+  /** The raw `agentSessions.local.prices` value; validated here, in the lazily loaded bundle. */
+  localPrices?: () => unknown;
+  /** Told once per distinct set of ignored price entries (one line per entry). */
+  onPriceProblems?: (lines: string[]) => void;
 }
 
 /** Builds the adapter for a connection's kind. */
@@ -40,9 +45,24 @@ export function createSourceFactory(
     return mcpModule;
   };
   const load = () => loadSourceAdapters(deps.extensionPath);
+  let reportedPriceProblems = '';
+  const localPrices = (): PriceTable => {
+    const { parsePriceOverrides, describePriceProblems } = load();
+    const { prices, problems } = parsePriceOverrides(deps.localPrices?.());
+    const lines = describePriceProblems(problems);
+    // Every local connection reads the setting: warn once per change, not once per source.
+    const key = lines.join('\n');
+    if (key !== reportedPriceProblems) {
+      reportedPriceProblems = key;
+      for (const line of lines) deps.log.warn(`agentSessions.local.prices: ignored ${line}`);
+      if (lines.length > 0) deps.onPriceProblems?.(lines);
+    }
+    return prices;
+  };
   return (config) => {
     const { McpSource, AgentsApiSource, LocalSource } = load();
-    if (config.kind === 'local') return new LocalSource({ config, env: process.env });
+    if (config.kind === 'local')
+      return new LocalSource({ config, env: process.env, priceOverrides: localPrices() });
     if (config.kind === 'mcp' && config.url) {
       const url = config.url;
       return new McpSource({

@@ -1,20 +1,27 @@
 /**
  * The connection-level usage dashboard: `agentSessions.showUsageDashboard` opens one
  * panel per connection (reused when opened again) showing get-agent-session-usage and
- * get-agent-session-analytics as charts. The host posts nothing until the webview says
+ * get-agent-session-analytics as charts (MCP), or the usage report of the local
+ * transcripts (local connections). The host posts nothing until the webview says
  * `ready`; every message from the webview is checked by isDashboardMessage.
  */
 import * as vscode from 'vscode';
 import { connectionIdOf } from '../commands/commandArgs.ts';
 import { isBackendError } from '../domain/errors.ts';
-import type { DashboardRange, HostToDashboard } from '../shared/dashboardProtocol.ts';
+import type {
+  DashboardRange,
+  DashboardView,
+  HostToDashboard,
+} from '../shared/dashboardProtocol.ts';
 import { isDashboardMessage } from '../shared/dashboardProtocol.ts';
 import type { JsonToolCaller } from '../sources/mcp/jsonToolCaller.ts';
+import { hasLocalUsage } from '../sources/localUsageSource.ts';
 import type { SessionSource } from '../sources/sessionSource.ts';
 import type { SourceAdapters } from '../sources/sourceFactory.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import type { Logger } from '../util/logger.ts';
 import { dashboardFailure, dashboardFilters, toDashboardView } from './dashboardView.ts';
+import { localRangeStart, localUsageView } from './localUsageView.ts';
 import { webviewHtml } from './webviewHtml.ts';
 
 export const DASHBOARD_COMMAND = 'agentSessions.showUsageDashboard';
@@ -35,20 +42,23 @@ export function isDashboardSource(source: SessionSource | undefined): source is 
   return !!source && typeof (source as Partial<JsonToolCaller>).callJson === 'function';
 }
 
-/** A connection id from the command's argument: a string, or a tree node with one. */
-
 export function registerUsageDashboard(deps: UsageDashboardDeps): vscode.Disposable[] {
   const panels = new Map<string, vscode.WebviewPanel>();
 
-  const eligible = (id: string) =>
-    deps.store.state(id)?.capabilities?.usage === true && isDashboardSource(deps.store.source(id));
+  const eligible = (id: string) => {
+    const source = deps.store.source(id);
+    return (
+      hasLocalUsage(source) ||
+      (deps.store.state(id)?.capabilities?.usage === true && isDashboardSource(source))
+    );
+  };
 
   async function pick(): Promise<string | undefined> {
     const candidates = deps.store.connections().filter((s) => eligible(s.config.id));
     if (candidates.length === 0) {
       void vscode.window.showInformationMessage(
         vscode.l10n.t(
-          'No connection offers a usage dashboard. It needs an MCP connection whose server has the get-agent-session-usage tool (refresh the connection if it was just added).',
+          'No connection offers a usage dashboard. It needs the local transcripts connection, or an MCP connection whose server has the get-agent-session-usage tool (refresh the connection if it was just added).',
         ),
       );
       return undefined;
@@ -83,7 +93,7 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): vscode.Disposa
     if (!eligible(id)) {
       void vscode.window.showWarningMessage(
         vscode.l10n.t(
-          '{0} has no usage dashboard: it needs an MCP server with the get-agent-session-usage tool.',
+          '{0} has no usage dashboard: it needs the local transcripts, or an MCP server with the get-agent-session-usage tool.',
           state.config.label,
         ),
       );
@@ -116,31 +126,44 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): vscode.Disposa
     let ready = false;
     let running: AbortController | undefined;
     let lastFilters = deps.store.state(connectionId)?.filters;
+    let lastSource = deps.store.source(connectionId);
+
+    /** The view for the current range; undefined when the connection lost its dashboard. */
+    const fetchView = async (signal: AbortSignal): Promise<DashboardView | undefined> => {
+      const state = deps.store.state(connectionId);
+      const source = deps.store.source(connectionId);
+      lastSource = source;
+      if (!state) return undefined;
+      const connectionLabel = state.config.label;
+      if (hasLocalUsage(source)) {
+        // This machine's transcripts, by local day; the tree's filters do not apply.
+        const since = range === null ? undefined : localRangeStart(range);
+        const report = await source.usage({ ...(since ? { since } : {}), signal });
+        const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+        return localUsageView(report, { connectionLabel, range, timeZone });
+      }
+      if (!isDashboardSource(source)) return undefined;
+      const filters = dashboardFilters(state.filters, range);
+      const data = await deps.adapters().fetchDashboardData(source, { filters, signal });
+      return toDashboardView(data, { connectionLabel, range, filters });
+    };
 
     const load = async () => {
       running?.abort();
       const controller = new AbortController();
       running = controller;
       post({ type: 'loading' });
-      const state = deps.store.state(connectionId);
-      const source = deps.store.source(connectionId);
-      if (!state || !isDashboardSource(source)) {
-        post({
-          type: 'failed',
-          message: vscode.l10n.t('This connection no longer offers a usage dashboard.'),
-        });
-        return;
-      }
-      const filters = dashboardFilters(state.filters, range);
       try {
-        const data = await deps
-          .adapters()
-          .fetchDashboardData(source, { filters, signal: controller.signal });
+        const view = await fetchView(controller.signal);
         if (controller.signal.aborted) return;
-        post({
-          type: 'data',
-          view: toDashboardView(data, { connectionLabel: state.config.label, range, filters }),
-        });
+        post(
+          view
+            ? { type: 'data', view }
+            : {
+                type: 'failed',
+                message: vscode.l10n.t('This connection no longer offers a usage dashboard.'),
+              },
+        );
       } catch (error) {
         if (controller.signal.aborted) return;
         if (isBackendError(error) && error.kind === 'canceled') return;
@@ -158,11 +181,14 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): vscode.Disposa
         if (message.type === 'setRange') range = message.days;
         if (ready) void load();
       }),
-      // New filters on the connection: the dashboard follows them.
+      // New filters on the connection, or a new source (prices changed): the dashboard follows.
       deps.store.onDidChange((id) => {
         if (!ready || (id !== undefined && id !== connectionId)) return;
         const state = deps.store.state(connectionId);
-        if (state && state.filters !== lastFilters) {
+        if (!state) return;
+        const source = deps.store.source(connectionId);
+        const followsFilters = !hasLocalUsage(source);
+        if ((followsFilters && state.filters !== lastFilters) || source !== lastSource) {
           lastFilters = state.filters;
           void load();
         }

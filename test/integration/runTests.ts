@@ -5,7 +5,7 @@
  * AGENT_SESSIONS_DEV_BACKEND reaches the extension host through the environment.
  */
 import { runTests } from '@vscode/test-electron';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../scripts/lib/tools.ts';
@@ -43,16 +43,53 @@ export async function runIntegrationTests(env: Record<string, string>): Promise<
   }
 }
 
-/** A generated Claude Code + Codex corpus for the local-transcripts test, and what it must show. */
+/**
+ * A generated Claude Code + Codex corpus for the local-transcripts tests, what it must show
+ * (its days are UTC days, so the extension host runs in UTC), and fake `claude` / `codex`
+ * CLIs first on PATH that log their arguments and folder instead of resuming anything.
+ */
 export async function localCorpusEnv(): Promise<Record<string, string>> {
   const corpus = await writeLocalCorpus(mkdtempSync(path.join(os.tmpdir(), 'asi-corpus-')));
+  const { total, byHarness, byModel, byDay } = corpus.expected;
   return {
     CLAUDE_CONFIG_DIR: corpus.claudeDir,
     CODEX_HOME: corpus.codexDir,
+    TZ: 'UTC',
     ASI_EXPECTED_LOCAL: JSON.stringify({
       files: corpus.files.map((f) => f.path),
-      inputTokens: corpus.expected.total.input,
-      outputTokens: corpus.expected.total.output,
+      inputTokens: total.input,
+      outputTokens: total.output,
+      total,
+      byHarness,
+      byModel,
+      byDay,
     }),
+    ...fakeCliEnv(),
+  };
+}
+
+/** `claude` and `codex` scripts that append a line "<cli> TAB <cwd> TAB <arg> TAB …" to ASI_FAKE_CLI_LOG. */
+function fakeCliEnv(): Record<string, string> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'asi-fake-cli-'));
+  const bin = path.join(dir, 'bin');
+  mkdirSync(bin);
+  const log = path.join(dir, 'calls.log');
+  for (const cli of ['claude', 'codex']) {
+    const script = path.join(bin, cli);
+    writeFileSync(
+      script,
+      [
+        '#!/bin/sh',
+        String.raw`{ printf '%s\t%s' '${cli}' "$(pwd -P)"; for a in "$@"; do printf '\t%s' "$a"; done; printf '\n'; } >> '${log}'`,
+        '',
+      ].join('\n'),
+    );
+    chmodSync(script, 0o755);
+  }
+  // The VS Code server replaces PATH with the login shell's: the test puts ASI_FAKE_CLI_BIN back.
+  return {
+    PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`,
+    ASI_FAKE_CLI_BIN: bin,
+    ASI_FAKE_CLI_LOG: log,
   };
 }

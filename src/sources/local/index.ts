@@ -31,6 +31,12 @@ export {
   type PriceTable,
 } from './pricing.ts';
 export {
+  describePriceProblems,
+  parsePriceOverrides,
+  type PriceOverrideProblem,
+  type PriceOverrides,
+} from './priceOverrides.ts';
+export {
   ASK_USER_TOOLS,
   DEFAULT_STATUS_THRESHOLDS,
   deriveLocalStatus,

@@ -17,6 +17,10 @@ export interface UsageTotals {
   reasoningTokens: number;
   /** Responses (Claude Code) and token_count deltas (Codex). */
   responses: number;
+  /** Sessions with at least one response in this bucket. */
+  sessions: number;
+  /** Of those, sessions with a response of a model without a price in this bucket. */
+  unpricedSessions: number;
   /** USD; undefined when some tokens are of a model without a price. */
   cost: number | undefined;
   /** USD of the priced part only. */
@@ -24,19 +28,26 @@ export interface UsageTotals {
 }
 
 export interface UsageReport {
+  /** The first day counted (`since` of the options), or undefined for all of them. */
+  since?: string;
   totals: UsageTotals;
   /** By local calendar day (`YYYY-MM-DD`; `unknown` without a timestamp). */
   byDay: Record<string, UsageTotals>;
   /** By model id as written in the transcripts (`unknown` when none). */
   byModel: Record<string, UsageTotals>;
+  /** By day, then by model within the day (the keys of byDay and byModel). */
+  byDayModel: Record<string, Record<string, UsageTotals>>;
   /** By working directory. */
   byProject: Record<string, UsageTotals>;
   byHarness: Record<string, UsageTotals>;
   /** Models with tokens but no price. */
   unpricedModels: string[];
-  /** Sessions with tokens of their own (subagents count on their own). */
+  /** Sessions with tokens of their own in the window (subagents count on their own). */
   sessions: number;
-  /** Sessions whose files carry no token information (Codex legacy). */
+  /**
+   * Sessions whose files carry no token information (Codex legacy); with `since`, those
+   * last active on or after that day.
+   */
   sessionsWithoutTokenInfo: number;
   files: number;
   bytes: number;
@@ -44,8 +55,13 @@ export interface UsageReport {
 }
 
 export interface UsageReportOptions {
-  /** Day key of an epoch ms (default: the local calendar day). */
+  /** Day key of an epoch ms (default: the local calendar day; utcDay for UTC). */
   dayOf?: (ms: number) => string;
+  /**
+   * Count only responses on this day key or later (`YYYY-MM-DD`, compared with `dayOf`);
+   * responses without a timestamp are then left out.
+   */
+  since?: string;
 }
 
 function emptyTotals(): UsageTotals {
@@ -56,16 +72,54 @@ function emptyTotals(): UsageTotals {
     cacheWriteTokens: 0,
     reasoningTokens: 0,
     responses: 0,
+    sessions: 0,
+    unpricedSessions: 0,
     cost: 0,
     knownCost: 0,
   };
 }
 
+/**
+ * Day keys by 15-minute slot, computed once per slot (a report asks for every response):
+ * every time zone's offset, and every change of it, is a whole number of quarter hours.
+ * (A TZ changed while the process runs is not seen.)
+ */
+const localDays = new Map<number, string>();
+const SLOT_MS = 900_000;
+
 export function localDay(ms: number): string {
   if (!Number.isFinite(ms)) return 'unknown';
-  const d = new Date(ms);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  const slot = Math.floor(ms / SLOT_MS);
+  let day = localDays.get(slot);
+  if (day === undefined) {
+    const d = new Date(ms);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    day = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+    localDays.set(slot, day);
+  }
+  return day;
+}
+
+/** A bucket while it is summed: which session last counted in it. */
+interface Bucket {
+  totals: UsageTotals;
+  lastSession: number;
+  lastUnpricedSession: number;
+}
+
+const utcDays = new Map<number, string>();
+const DAY_MS = 86_400_000;
+
+/** The UTC calendar day (`YYYY-MM-DD`; `unknown` without a timestamp). */
+export function utcDay(ms: number): string {
+  if (!Number.isFinite(ms)) return 'unknown';
+  const n = Math.floor(ms / DAY_MS);
+  let day = utcDays.get(n);
+  if (day === undefined) {
+    day = new Date(n * DAY_MS).toISOString().slice(0, 10);
+    utcDays.set(n, day);
+  }
+  return day;
 }
 
 /** Totals of a snapshot's sessions. */
@@ -75,54 +129,104 @@ export function buildUsageReport(
   options: UsageReportOptions = {},
 ): UsageReport {
   const dayOf = options.dayOf ?? localDay;
-  const report: UsageReport = {
-    totals: emptyTotals(),
-    byDay: {},
-    byModel: {},
-    byProject: {},
-    byHarness: {},
-    unpricedModels: [],
-    sessions: 0,
-    sessionsWithoutTokenInfo: 0,
-    files: snapshot.files.length,
-    bytes: snapshot.bytes,
-    problems: snapshot.problems,
-  };
+  const since = options.since;
+  const total: Bucket = { totals: emptyTotals(), lastSession: -1, lastUnpricedSession: -1 };
+  const byDay = new Map<string, Bucket>();
+  const byModel = new Map<string, Bucket>();
+  const byDayModel = new Map<string, Map<string, Bucket>>();
+  const byProject = new Map<string, Bucket>();
+  const byHarness = new Map<string, Bucket>();
   const unpriced = new Set<string>();
-  const bucket = (map: Record<string, UsageTotals>, key: string) => (map[key] ??= emptyTotals());
-  for (const s of snapshot.sessions) {
-    if (s.noTokenInfo && s.records.length === 0) report.sessionsWithoutTokenInfo++;
-    if (s.records.length > 0) report.sessions++;
-    addSession(s);
-  }
-  function addSession(s: LocalSession): void {
+  let sessions = 0;
+  let sessionsWithoutTokenInfo = 0;
+  const bucket = (map: Map<string, Bucket>, key: string): Bucket => {
+    let b = map.get(key);
+    if (!b) {
+      b = { totals: emptyTotals(), lastSession: -1, lastUnpricedSession: -1 };
+      map.set(key, b);
+    }
+    return b;
+  };
+  const modelsOfDay = (day: string): Map<string, Bucket> => {
+    let models = byDayModel.get(day);
+    if (!models) {
+      models = new Map();
+      byDayModel.set(day, models);
+    }
+    return models;
+  };
+  snapshot.sessions.forEach((s, index) => {
+    if (s.noTokenInfo && s.records.length === 0) {
+      if (!since || dayOf(Date.parse(s.summary.lastActivityAt ?? '')) >= since)
+        sessionsWithoutTokenInfo++;
+      return;
+    }
+    if (addSession(s, index)) sessions++;
+  });
+
+  /** Adds the session's responses in the window; false when it had none there. */
+  function addSession(s: LocalSession, index: number): boolean {
     const project = s.project ?? 'unknown';
+    let counted = false;
     for (const r of s.records) {
+      const day = dayOf(r.ms);
+      // 'unknown' sorts after every date: test it apart.
+      if (since && (day === 'unknown' || day < since)) continue;
+      counted = true;
       const cost = pricing.costOf(r);
       const model = r.model ?? 'unknown';
       if (cost === undefined) unpriced.add(model);
-      for (const t of [
-        report.totals,
-        bucket(report.byDay, dayOf(r.ms)),
-        bucket(report.byModel, model),
-        bucket(report.byProject, project),
-        bucket(report.byHarness, s.harness),
+      for (const b of [
+        total,
+        bucket(byDay, day),
+        bucket(byModel, model),
+        bucket(modelsOfDay(day), model),
+        bucket(byProject, project),
+        bucket(byHarness, s.harness),
       ]) {
+        const t = b.totals;
         t.inputTokens += r.input;
         t.outputTokens += r.output;
         t.cacheReadTokens += r.cacheRead;
         t.cacheWriteTokens += r.cacheWrite;
         t.reasoningTokens += r.reasoning;
         t.responses++;
-        if (cost === undefined) t.cost = undefined;
-        else {
+        if (b.lastSession !== index) {
+          b.lastSession = index;
+          t.sessions++;
+        }
+        if (cost === undefined) {
+          t.cost = undefined;
+          if (b.lastUnpricedSession !== index) {
+            b.lastUnpricedSession = index;
+            t.unpricedSessions++;
+          }
+        } else {
           t.knownCost += cost;
           if (t.cost !== undefined) t.cost += cost;
         }
       }
     }
+    return counted;
   }
-  report.unpricedModels = [...unpriced].sort();
+
+  const record = (map: Map<string, Bucket>) =>
+    Object.fromEntries([...map].map(([key, b]) => [key, b.totals]));
+  const report: UsageReport = {
+    totals: total.totals,
+    byDay: record(byDay),
+    byModel: record(byModel),
+    byDayModel: Object.fromEntries([...byDayModel].map(([day, m]) => [day, record(m)])),
+    byProject: record(byProject),
+    byHarness: record(byHarness),
+    unpricedModels: [...unpriced].sort(),
+    sessions,
+    sessionsWithoutTokenInfo,
+    files: snapshot.files.length,
+    bytes: snapshot.bytes,
+    problems: snapshot.problems,
+  };
+  if (since) report.since = since;
   return report;
 }
 

@@ -311,6 +311,9 @@ export class UsageDashboard extends LitElement {
       ['Cache read tokens', count(t.cacheReadTokens)],
       ['Cache write tokens', count(t.cacheWriteTokens)],
     ];
+    // Only sources that count reasoning apart (local Codex sessions) send it.
+    if (t.reasoningTokens !== undefined)
+      cells.push(['Reasoning tokens (in output)', count(t.reasoningTokens)]);
     return html`<h2 id="totals">Totals</h2>
       <dl class="totals" aria-labelledby="totals">
         ${cells.map(
@@ -404,25 +407,27 @@ export class UsageDashboard extends LitElement {
   private table(caption: string, columns: string[], rows: string[][]) {
     return html`<details>
       <summary>Show as table</summary>
-      <table>
-        <caption>
-          ${caption}
-        </caption>
-        <thead>
-          <tr>
-            ${columns.map((c) => html`<th scope="col">${c}</th>`)}
-          </tr>
-        </thead>
-        <tbody>
-          ${rows.map(
-            ([head, ...cells]) =>
-              html`<tr>
-                <th scope="row">${head}</th>
-                ${cells.map((c) => html`<td>${c}</td>`)}
-              </tr>`,
-          )}
-        </tbody>
-      </table>
+      <div class="scroll">
+        <table>
+          <caption>
+            ${caption}
+          </caption>
+          <thead>
+            <tr>
+              ${columns.map((c) => html`<th scope="col">${c}</th>`)}
+            </tr>
+          </thead>
+          <tbody>
+            ${rows.map(
+              ([head, ...cells]) =>
+                html`<tr>
+                  <th scope="row">${head}</th>
+                  ${cells.map((c) => html`<td>${c}</td>`)}
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
     </details>`;
   }
 }

@@ -1,0 +1,32 @@
+import * as vscode from 'vscode';
+
+/** `agentSessions.local.prices`: model id → USD per million tokens, before the bundled table. */
+export const LOCAL_PRICES_SETTING = 'agentSessions.local.prices';
+
+/** The raw value; the source factory validates it (zod lives in the lazily loaded bundle). */
+export function readLocalPrices(): unknown {
+  return vscode.workspace.getConfiguration().get<unknown>(LOCAL_PRICES_SETTING);
+}
+
+/** Says which entries are ignored and why, with a way to the setting. */
+export async function warnPriceProblems(lines: readonly string[]): Promise<void> {
+  const open = vscode.l10n.t('Open Settings');
+  const answer = await vscode.window.showWarningMessage(
+    vscode.l10n.t(
+      'Some entries of {0} are ignored (the bundled prices apply to those models): {1}',
+      LOCAL_PRICES_SETTING,
+      lines.join('; '),
+    ),
+    open,
+  );
+  if (answer === open) {
+    await vscode.commands.executeCommand('workbench.action.openSettings', LOCAL_PRICES_SETTING);
+  }
+}
+
+/** Calls `reload` when the prices change (local connections then rebuild their costs). */
+export function onLocalPricesChange(reload: () => void): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration(LOCAL_PRICES_SETTING)) reload();
+  });
+}
