@@ -1,4 +1,4 @@
-// Builds the three bundles of the extension:
+// Builds the bundles of the extension:
 //   dist/extension.cjs    extension host (node, cjs, `vscode` external)
 //   dist/demo.cjs         the embedded reference backend, loaded lazily by "Open Demo"
 //   dist/webview/main.js  the webview app (browser, esm)
@@ -46,6 +46,14 @@ const builds = {
   sources: nodeBundle('sources', 'src/sources/index.ts'),
   demo: nodeBundle('demo', 'src/demo/index.ts'),
   mcpClient: nodeBundle('mcpClient', 'src/sources/mcp/mcpSdkClient.ts'),
+  // `npm run usage-report` (and the bench's side-by-side with ccusage): the local usage
+  // report as a command-line tool, bundled like the extension's own code (not shipped).
+  usageReportCli: nodeBundle('usage-report', 'scripts/usage-report.ts', {
+    outdir: 'dist/cli',
+    outExtension: { '.js': '.mjs' },
+    format: 'esm',
+    sourcemap: false,
+  }),
   webview: {
     ...common,
     entryPoints: { main: 'webview-ui/src/main.ts', dashboard: 'webview-ui/src/dashboard.ts' },

@@ -2,7 +2,8 @@
  * `npm run bench`: prints one row per figure (name, value, unit); `-- --json FILE`
  * also writes them as JSON; `-- tree transcript` runs only those groups. Groups:
  * bundles, activation (in a real VS Code extension host), tree (10k sessions),
- * transcript (200 MB JSONL index vs a JSON.parse baseline), local (200 MB scan).
+ * transcript (200 MB JSONL index vs a JSON.parse baseline), local (200 MB scan), ccusage
+ * (the same corpus through `ccusage daily --json --offline` and our usage-report.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { localCorpusEnv, runIntegrationTests } from '../test/integration/runTest
 import { benchTree } from './bench/tree.ts';
 import { benchTranscript } from './bench/transcript.ts';
 import { benchLocal } from './bench/local.ts';
+import { benchCcusage } from './bench/ccusage.ts';
 
 interface Row {
   name: string;
@@ -20,6 +22,8 @@ interface Row {
   unit: string;
 }
 const rows: Row[] = [];
+/** Free text printed under the rows (e.g. where two reports differ and why). */
+const notes: string[] = [];
 const add = (name: string, value: number, unit: string) => {
   rows.push({ name, value, unit });
   console.log(`${name.padEnd(48)} ${String(value).padStart(12)} ${unit}`);
@@ -88,7 +92,16 @@ if (wants('local')) {
   for (const row of await benchLocal()) add(row.name, row.value, row.unit);
 }
 
+if (wants('ccusage')) {
+  // Our side runs as the bundled CLI (dist/cli/usage-report.mjs), as ccusage runs its binary.
+  run(process.execPath, ['esbuild.mjs', '--production']);
+  const result = await benchCcusage();
+  for (const row of result.rows) add(row.name, row.value, row.unit);
+  for (const note of result.notes) console.log(note);
+  notes.push(...result.notes);
+}
+
 if (jsonOut) {
-  writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), rows }, null, 2));
+  writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), rows, notes }, null, 2));
   console.log(`wrote ${jsonOut}`);
 }

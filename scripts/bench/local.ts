@@ -27,7 +27,7 @@ interface Row {
   unit: string;
 }
 
-async function corpus(): Promise<LocalCorpus> {
+export async function corpus(): Promise<LocalCorpus> {
   const dir = path.join(os.tmpdir(), `agent-session-inspector-bench-local-${CORPUS_VERSION}`);
   const marker = path.join(dir, 'corpus.json');
   if (existsSync(marker)) return JSON.parse(readFileSync(marker, 'utf8')) as LocalCorpus;

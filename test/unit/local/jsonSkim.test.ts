@@ -2,7 +2,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SeededRandom } from '../../../src/demo/random.ts';
-import { Fields, forEachElement, skimObject } from '../../../src/sources/local/jsonSkim.ts';
+import {
+  Fields,
+  escapes,
+  forEachElement,
+  skimObject,
+} from '../../../src/sources/local/jsonSkim.ts';
 
 const AWKWARD = [
   '',
@@ -47,6 +52,37 @@ describe('skimObject', () => {
         }
       }
     }
+  });
+
+  test('long strings (the native search): escaped quotes and backslash runs at every offset', () => {
+    const rng = new SeededRandom(11);
+    const f = new Fields();
+    for (let n = 0; n < 400; n++) {
+      // Past 48 bytes the skim switches from its byte loop to Buffer.indexOf: put the
+      // awkward pieces before, across and after that point.
+      let long = 'x'.repeat(rng.int(0, 60));
+      while (long.length < rng.int(50, 400)) long += rng.pick(AWKWARD) + 'y'.repeat(rng.int(0, 9));
+      const obj = { a: long, b: [long, { c: long }], d: 1 };
+      const buf = Buffer.from(JSON.stringify(obj));
+      assert.ok(skimObject(buf, 0, buf.length, f), JSON.stringify(long));
+      assert.equal(f.str('a'), long);
+      assert.deepEqual(f.parse('b'), obj.b);
+      assert.equal(f.num('d'), 1);
+    }
+  });
+
+  test('a \\uD escape in a long string is flagged; an escaped backslash before "ud" is not', () => {
+    const f = new Fields();
+    const pad = 'p'.repeat(80);
+    const lone = Buffer.from(`{"a":"${pad}\\ud800${pad}"}`);
+    escapes.surrogate = false;
+    assert.ok(skimObject(lone, 0, lone.length, f));
+    assert.equal(escapes.surrogate, true);
+    const literal = Buffer.from(`{"a":"${pad}\\\\ud800${pad}"}`);
+    escapes.surrogate = false;
+    assert.ok(skimObject(literal, 0, literal.length, f));
+    assert.equal(f.str('a'), `${pad}\\ud800${pad}`);
+    assert.equal(escapes.surrogate, false);
   });
 
   test('not exactly one object: false', () => {

@@ -1,0 +1,412 @@
+/**
+ * Side by side with ccusage (`ccusage daily --json --offline`, its native binary, a pinned
+ * dev dependency) on the local bench's ~200 MB corpus: wall-clock time and peak memory of
+ * both as fresh processes, the in-process cold scan, and whether the totals per day and
+ * model agree — with the responses and the rule behind every cell where they do not.
+ *
+ * Fair play: both processes get the same minimal environment (the corpus folders in
+ * CLAUDE_CONFIG_DIR/CODEX_HOME, an empty HOME so ccusage finds no other agents' data,
+ * TZ=UTC and days bucketed in UTC on both sides); the files are in the page cache for both
+ * (one untimed run of each first, which also gives the outputs that are compared); the three
+ * timed rounds alternate which side runs first. Peak RSS is VmHWM from /proc/<pid>/status,
+ * sampled every 5 ms while the process runs.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { LocalIndex } from '../../src/sources/local/localIndex.ts';
+import { buildUsageReport, utcDay } from '../../src/sources/local/usageReport.ts';
+import { projectRoot } from '../lib/tools.ts';
+import {
+  cellKey,
+  FIELDS,
+  modelClaudeRules,
+  REASONS,
+  type Cells,
+  type Field,
+  type Reason,
+  type Tokens,
+} from './ccusageRules.ts';
+import { corpus } from './local.ts';
+
+interface Row {
+  name: string;
+  value: number;
+  unit: string;
+}
+
+export interface CcusageBench {
+  rows: Row[];
+  /** Lines to print under the rows: where and why the totals differ, or why nothing ran. */
+  notes: string[];
+}
+
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** The native binary the `ccusage` npm launcher would start, or why there is none. */
+function findCcusage(): { bin: string; version: string } | { missing: string } {
+  const require = createRequire(path.join(projectRoot, 'package.json'));
+  let version: string;
+  try {
+    version = (require('ccusage/package.json') as { version: string }).version;
+  } catch {
+    return {
+      missing:
+        'ccusage is not installed (a dev dependency: `npm ci` installs it, `npm ci --omit=dev` does not)',
+    };
+  }
+  const pkg = `@ccusage/ccusage-${process.platform}-${process.arch}`;
+  const exe = process.platform === 'win32' ? 'bin/ccusage.exe' : 'bin/ccusage';
+  let bin: string;
+  try {
+    bin = require.resolve(`${pkg}/${exe}`);
+  } catch {
+    return {
+      missing: `ccusage ${version} is installed but its native binary package ${pkg} is not (not published for this platform, or optional dependencies were skipped)`,
+    };
+  }
+  // npm unpacks it without the execute bit; the launcher sets it on first use, as here.
+  if (process.platform !== 'win32' && (statSync(bin).mode & 0o111) === 0) chmodSync(bin, 0o755);
+  return { bin, version };
+}
+
+interface ProcessRun {
+  ms: number;
+  peakMb: number;
+  stdout: string;
+}
+
+/** Runs a process to its end: wall time to its exit with output drained, peak RSS. */
+function timeProcess(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<ProcessRun> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, args, {
+      cwd: projectRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    let peakKb = 0;
+    const status = `/proc/${child.pid}/status`;
+    const sample = () => {
+      try {
+        const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(status, 'utf8'));
+        if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
+      } catch {
+        // Not started yet, already gone, or no /proc (not Linux): keep the last sample.
+      }
+    };
+    const timer = setInterval(sample, 5);
+    child.on('error', (error) => {
+      clearInterval(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      const ms = performance.now() - started;
+      clearInterval(timer);
+      if (code !== 0) {
+        const text = Buffer.concat(err).toString().trim().slice(0, 2000);
+        reject(
+          new Error(`${path.basename(command)} ${args.join(' ')} exited with ${code}: ${text}`),
+        );
+        return;
+      }
+      resolve({ ms, peakMb: peakKb / 1024, stdout: Buffer.concat(out).toString() });
+    });
+  });
+}
+
+interface CcusageModel {
+  modelName: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  cost: number;
+}
+interface CcusageDaily {
+  daily: { period: string; agents?: { agent: string; modelBreakdowns: CcusageModel[] }[] }[];
+}
+interface OurTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  knownCost: number;
+}
+interface OurReport {
+  byHarness: Record<string, { byDayModel: Record<string, Record<string, OurTotals>> }>;
+}
+
+/** ccusage's agent names → ours. */
+const HARNESS: Record<string, string> = { claude: 'claude-code', codex: 'codex' };
+const HARNESS_LABEL: Record<string, string> = { claude: 'Claude Code', codex: 'Codex' };
+
+function ccusageCells(report: CcusageDaily, costs: Map<string, number>): Cells {
+  const cells: Cells = new Map();
+  for (const day of report.daily) {
+    for (const agent of day.agents ?? []) {
+      for (const m of agent.modelBreakdowns) {
+        const key = cellKey(agent.agent, day.period, m.modelName);
+        cells.set(key, {
+          input: m.inputTokens,
+          output: m.outputTokens,
+          cacheRead: m.cacheReadTokens,
+          cacheWrite: m.cacheCreationTokens,
+        });
+        costs.set(key, m.cost);
+      }
+    }
+  }
+  return cells;
+}
+
+function ourCells(report: OurReport, costs: Map<string, number>): Cells {
+  const cells: Cells = new Map();
+  for (const [agent, harness] of Object.entries(HARNESS)) {
+    const byDayModel = report.byHarness[harness]?.byDayModel ?? {};
+    for (const [day, models] of Object.entries(byDayModel)) {
+      for (const [model, t] of Object.entries(models)) {
+        const key = cellKey(agent, day, model);
+        cells.set(key, {
+          input: t.inputTokens,
+          output: t.outputTokens,
+          cacheRead: t.cacheReadTokens,
+          cacheWrite: t.cacheWriteTokens,
+        });
+        costs.set(key, t.knownCost);
+      }
+    }
+  }
+  return cells;
+}
+
+const ZERO: Tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+const FIELD_LABEL: Record<Field, string> = {
+  input: 'input',
+  output: 'output',
+  cacheRead: 'cache read',
+  cacheWrite: 'cache write',
+};
+const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
+
+export async function benchCcusage(): Promise<CcusageBench> {
+  const found = findCcusage();
+  if ('missing' in found) {
+    return {
+      rows: [{ name: 'ccusage: comparison skipped (see below)', value: 0, unit: 'runs' }],
+      notes: [`ccusage comparison skipped: ${found.missing}.`],
+    };
+  }
+  const c = await corpus();
+  const home = mkdtempSync(path.join(os.tmpdir(), 'asi-bench-ccusage-home-'));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    TZ: 'UTC',
+    NO_COLOR: '1',
+    CLAUDE_CONFIG_DIR: c.claudeDir,
+    CODEX_HOME: c.codexDir,
+  };
+  const ccusageArgs = ['daily', '--json', '--offline', '--timezone', 'UTC'];
+  // The bundled CLI: like the extension's own code, no TypeScript stripping at start-up.
+  const oursArgs = [path.join('dist', 'cli', 'usage-report.mjs'), '--json', '--utc'];
+  const runCcusage = (extra: string[] = []) =>
+    timeProcess(found.bin, [...ccusageArgs, ...extra], env);
+  const runOurs = () => timeProcess(process.execPath, oursArgs, env);
+
+  const notes: string[] = [];
+  const theirRuns: ProcessRun[] = [];
+  const ourRuns: ProcessRun[] = [];
+  let theirReport: CcusageDaily;
+  let ourReport: OurReport;
+  try {
+    // Untimed: warms the page cache for both and gives the outputs to compare.
+    theirReport = JSON.parse((await runCcusage(['--by-agent'])).stdout) as CcusageDaily;
+    ourReport = JSON.parse((await runOurs()).stdout) as OurReport;
+    for (let i = 0; i < 3; i++) {
+      if (i % 2 === 0) {
+        theirRuns.push(await runCcusage());
+        ourRuns.push(await runOurs());
+      } else {
+        ourRuns.push(await runOurs());
+        theirRuns.push(await runCcusage());
+      }
+    }
+  } catch (error) {
+    return {
+      rows: [{ name: 'ccusage: comparison failed (see below)', value: 0, unit: 'runs' }],
+      notes: [`ccusage comparison failed: ${(error as Error).message}`],
+    };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+
+  // In process: what the extension pays (no process start, no module loading).
+  const inProcess: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    global.gc?.();
+    const index = new LocalIndex({ claudeConfigDirs: [c.claudeDir], codexHome: c.codexDir });
+    const started = performance.now();
+    buildUsageReport(await index.refresh(), index.pricing, { dayOf: utcDay });
+    inProcess.push(performance.now() - started);
+  }
+
+  const theirMs = median(theirRuns.map((r) => r.ms));
+  const ourMs = median(ourRuns.map((r) => r.ms));
+  const inProcessMs = median(inProcess);
+  const label = `ccusage ${found.version}`;
+  const rows: Row[] = [
+    {
+      name: `${label}: daily --json --offline (UTC days, median of 3)`,
+      value: round(theirMs, 0),
+      unit: 'ms',
+    },
+    {
+      name: 'ours: usage report CLI (bundled) --json process (median of 3)',
+      value: round(ourMs, 0),
+      unit: 'ms',
+    },
+    {
+      name: 'ccusage ÷ ours: cold scan, whole process',
+      value: round(theirMs / ourMs, 2),
+      unit: 'x',
+    },
+    {
+      name: 'ours: cold scan in process, scan + report (median of 3)',
+      value: round(inProcessMs, 0),
+      unit: 'ms',
+    },
+    {
+      name: 'ccusage ÷ ours: ccusage process vs our in-process scan',
+      value: round(theirMs / inProcessMs, 2),
+      unit: 'x',
+    },
+    {
+      name: `${label}: peak RSS (VmHWM)`,
+      value: round(Math.max(...theirRuns.map((r) => r.peakMb)), 0),
+      unit: 'MB',
+    },
+    {
+      name: 'ours: usage report CLI process peak RSS (VmHWM)',
+      value: round(Math.max(...ourRuns.map((r) => r.peakMb)), 0),
+      unit: 'MB',
+    },
+  ];
+
+  // Totals per harness, day and model.
+  const theirCosts = new Map<string, number>();
+  const ourCosts = new Map<string, number>();
+  const theirs = ccusageCells(theirReport, theirCosts);
+  const ours = ourCells(ourReport, ourCosts);
+  const keys = [...new Set([...theirs.keys(), ...ours.keys()])].sort();
+  const differing: string[] = [];
+  const counts: Record<string, { equal: number; differ: number }> = {};
+  let worstCost = 0;
+  for (const key of keys) {
+    const agent = key.slice(0, key.indexOf('|'));
+    const a = ours.get(key) ?? ZERO;
+    const b = theirs.get(key) ?? ZERO;
+    if (FIELDS.every((f) => a[f] === 0 && b[f] === 0)) continue;
+    const count = (counts[agent] ??= { equal: 0, differ: 0 });
+    if (FIELDS.every((f) => a[f] === b[f])) {
+      count.equal++;
+      const x = ourCosts.get(key) ?? 0;
+      const y = theirCosts.get(key) ?? 0;
+      if (Math.max(x, y) > 0) worstCost = Math.max(worstCost, Math.abs(x - y) / Math.max(x, y));
+    } else {
+      count.differ++;
+      differing.push(key);
+    }
+  }
+  for (const agent of Object.keys(counts).sort()) {
+    const name = HARNESS_LABEL[agent] ?? `${agent} (an agent we do not read)`;
+    rows.push({
+      name: `ccusage: day×model cells equal (${name})`,
+      value: counts[agent]!.equal,
+      unit: 'cells',
+    });
+    rows.push({
+      name: `ccusage: day×model cells differ (${name})`,
+      value: counts[agent]!.differ,
+      unit: 'cells',
+    });
+  }
+  rows.push({
+    name: 'ccusage: largest cost difference, cells with equal tokens',
+    value: round(worstCost * 100, 2),
+    unit: '%',
+  });
+
+  if (differing.length > 0) {
+    const explained = await explain(differing, ours, theirs, c.files, notes);
+    rows.push({
+      name: 'ccusage: differing cells explained by rule',
+      value: explained,
+      unit: 'cells',
+    });
+  }
+  return { rows, notes };
+}
+
+/**
+ * One note per differing cell and field: both values and the responses behind the
+ * difference, by rule. Returns how many differing cells the rule model reproduces exactly.
+ */
+async function explain(
+  differing: string[],
+  ours: Cells,
+  theirs: Cells,
+  files: Parameters<typeof modelClaudeRules>[0],
+  notes: string[],
+): Promise<number> {
+  const model = differing.some((k) => k.startsWith('claude|'))
+    ? await modelClaudeRules(files, utcDay)
+    : undefined;
+  let explained = 0;
+  const used = new Set<Reason>();
+  notes.push('Where ours and ccusage differ (ours − ccusage, per day, model and field):');
+  for (const key of differing) {
+    const [agent, day, modelName] = key.split('|') as [string, string, string];
+    const a = ours.get(key) ?? ZERO;
+    const b = theirs.get(key) ?? ZERO;
+    const oursModel = model?.ours.get(key) ?? ZERO;
+    const theirModel = model?.ccusage.get(key) ?? ZERO;
+    const reproduced =
+      model !== undefined &&
+      agent === 'claude' &&
+      FIELDS.every((f) => oursModel[f] === a[f] && theirModel[f] === b[f]);
+    if (reproduced) explained++;
+    for (const f of FIELDS) {
+      if (a[f] === b[f]) continue;
+      const head = `  ${HARNESS_LABEL[agent] ?? agent} ${day} ${modelName} ${FIELD_LABEL[f]}: ours ${a[f]}, ccusage ${b[f]} (${signed(a[f] - b[f])})`;
+      if (!reproduced) {
+        const why =
+          agent !== 'claude'
+            ? 'not explained: no rule model for this agent'
+            : oursModel[f] !== a[f]
+              ? `not explained: our scanner gives ${a[f]} but its documented rules give ${oursModel[f]} — check our scanner`
+              : `not explained: ccusage's observed rules give ${theirModel[f]}, it printed ${b[f]}`;
+        notes.push(`${head} — ${why}`);
+        continue;
+      }
+      const parts = (model!.why.get(key) ?? [])
+        .filter((x) => x.delta[f] !== 0)
+        .map((x) => {
+          used.add(x.reason);
+          const n = `${x.responses} response${x.responses === 1 ? '' : 's'}`;
+          return `${x.reason}: ${n}, ${signed(x.delta[f])}`;
+        });
+      notes.push(`${head} — ${parts.join('; ')}`);
+    }
+  }
+  for (const reason of used) notes.push(`  ${reason}: ${REASONS[reason]}.`);
+  return explained;
+}

@@ -1,0 +1,144 @@
+/**
+ * `npm run usage-report -- [--json] [--utc] [--claude-dir DIR]… [--codex-home DIR]`:
+ * token and cost totals of the local Claude Code and Codex transcripts, per day and
+ * model, without VS Code — the same scan and de-duplication as the extension's usage
+ * report. Folders default to CLAUDE_CONFIG_DIR (else ~/.config/claude and ~/.claude) and
+ * CODEX_HOME (else ~/.codex). The ccusage benchmark runs this as a fresh process.
+ */
+import { parseArgs } from 'node:util';
+import { LocalIndex } from '../src/sources/local/localIndex.ts';
+import {
+  buildUsageReport,
+  localDay,
+  scanUsage,
+  utcDay,
+  type UsageReport,
+  type UsageTotals,
+} from '../src/sources/local/usageReport.ts';
+
+const USAGE =
+  'usage: node scripts/usage-report.ts [--json] [--utc] [--claude-dir DIR]... [--codex-home DIR]';
+
+function parse() {
+  try {
+    return parseArgs({
+      options: {
+        json: { type: 'boolean', default: false },
+        utc: { type: 'boolean', default: false },
+        'claude-dir': { type: 'string', multiple: true },
+        'codex-home': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+
+const args = parse();
+if (args.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+
+const dayOf = args.utc ? utcDay : localDay;
+const index = new LocalIndex({
+  ...(args['claude-dir'] ? { claudeConfigDirs: args['claude-dir'] } : {}),
+  ...(args['codex-home'] ? { codexHome: args['codex-home'] } : {}),
+});
+const report = await scanUsage({ index, dayOf });
+const snapshot = index.snapshot!;
+
+/** The day × model cells of one harness alone (its records are already de-duplicated). */
+function harnessReport(harness: string): UsageReport {
+  const sessions = snapshot.sessions.filter((s) => s.harness === harness);
+  return buildUsageReport({ ...snapshot, sessions }, index.pricing, { dayOf });
+}
+
+const problemKinds: Record<string, number> = {};
+for (const p of report.problems) problemKinds[p.kind] = (problemKinds[p.kind] ?? 0) + 1;
+const timezone = args.utc ? 'UTC' : Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+if (args.json) {
+  const byHarness = Object.fromEntries(
+    Object.keys(report.byHarness)
+      .sort()
+      .map((harness) => {
+        const h = harnessReport(harness);
+        return [harness, { totals: h.totals, byDay: h.byDay, byDayModel: h.byDayModel }];
+      }),
+  );
+  const out = {
+    timezone,
+    roots: snapshot.roots.map((r) => ({ harness: r.harness, path: r.path, state: r.state })),
+    files: report.files,
+    bytes: report.bytes,
+    sessions: report.sessions,
+    sessionsWithoutTokenInfo: report.sessionsWithoutTokenInfo,
+    totals: report.totals,
+    byDay: report.byDay,
+    byModel: report.byModel,
+    byDayModel: report.byDayModel,
+    byProject: report.byProject,
+    byHarness,
+    unpricedModels: report.unpricedModels,
+    problems: { count: report.problems.length, byKind: problemKinds },
+  };
+  // An unknown cost is null ("cost unknown"), not a missing key.
+  process.stdout.write(`${JSON.stringify(out, (_k, v: unknown) => v ?? null, 2)}\n`);
+} else {
+  process.stdout.write(table(report));
+}
+
+function table(r: UsageReport): string {
+  const n = (v: number) => v.toLocaleString('en-US');
+  const count = (v: number, one: string, many: string) => `${n(v)} ${v === 1 ? one : many}`;
+  const cost = (t: UsageTotals) =>
+    t.cost === undefined
+      ? `≥ $${t.knownCost.toFixed(2)} (some cost unknown)`
+      : `$${t.cost.toFixed(2)}`;
+  const row = (label: string, t: UsageTotals) =>
+    [
+      label.padEnd(34),
+      n(t.inputTokens).padStart(13),
+      n(t.outputTokens).padStart(13),
+      n(t.cacheReadTokens).padStart(16),
+      n(t.cacheWriteTokens).padStart(14),
+      `  ${cost(t)}`,
+    ].join('');
+  const lines = [
+    `Local agent usage by day (${timezone}): ${count(r.sessions, 'session', 'sessions')}, ${count(r.files, 'file', 'files')}`,
+    [
+      'Day / model'.padEnd(34),
+      'Input'.padStart(13),
+      'Output'.padStart(13),
+      'Cache read'.padStart(16),
+      'Cache write'.padStart(14),
+      '  Cost',
+    ].join(''),
+  ];
+  for (const day of Object.keys(r.byDay).sort()) {
+    lines.push(row(day, r.byDay[day]!));
+    const models = r.byDayModel[day] ?? {};
+    for (const model of Object.keys(models).sort()) lines.push(row(`  ${model}`, models[model]!));
+  }
+  lines.push(row('Total', r.totals));
+  if (r.unpricedModels.length > 0) lines.push(`No price for: ${r.unpricedModels.join(', ')}`);
+  if (r.sessionsWithoutTokenInfo > 0) {
+    lines.push(
+      `${count(r.sessionsWithoutTokenInfo, 'session has', 'sessions have')} no token information (Codex legacy)`,
+    );
+  }
+  if (r.problems.length > 0) {
+    const kinds = Object.entries(problemKinds)
+      .map(([kind, count]) => `${kind} ×${count}`)
+      .join(', ');
+    lines.push(`${count(r.problems.length, 'problem', 'problems')} in the files: ${kinds}`);
+  }
+  for (const root of snapshot.roots) {
+    if (root.state !== 'ok') lines.push(`${root.harness} folder ${root.path}: ${root.state}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
