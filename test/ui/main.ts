@@ -19,6 +19,28 @@ const vsix = path.join(projectRoot, 'dist', 'agent-session-inspector.vsix');
 
 let passed = 0;
 let failed = 0;
+/**
+ * Opens the command palette and types `text`. Focus may sit inside a webview (the session
+ * panel) when this is called, where a key press can land elsewhere: move it to the
+ * workbench first and try again until the palette is really open.
+ */
+async function typeCommand(page: Page, text: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Escape');
+    await page.locator('.part.sidebar .composite.title .title-label').first().click();
+    await page.keyboard.press('F1');
+    // The command palette is the quick input whose text starts with ">".
+    const input = page.locator('.quick-input-widget input').first();
+    const opened = await input
+      .waitFor({ timeout: 5_000 })
+      .then(async () => (await input.inputValue()).startsWith('>'))
+      .catch(() => false);
+    if (opened) break;
+    if (attempt === 3) throw new Error('the command palette did not open');
+  }
+  await page.keyboard.type(text);
+}
+
 async function step(name: string, body: () => Promise<void>): Promise<void> {
   const started = Date.now();
   try {
@@ -225,8 +247,7 @@ try {
       const dataset = buildDataset({ seed: DEFAULT_SEED, now: new Date() });
       const name =
         dataset.closedloop.byId.get(dataset.closedloop.fixtures.mixedSubagentFiles)?.name ?? '';
-      await page.keyboard.press('F1');
-      await page.keyboard.type('Agent Sessions: Filter by Text');
+      await typeCommand(page, 'Agent Sessions: Filter by Text');
       await page
         .locator('.quick-input-list .monaco-list-row', { hasText: 'Filter by Text' })
         .first()
@@ -260,8 +281,7 @@ try {
         return true;
       });
       await page.screenshot({ path: path.join(shots, '10-subagent.png') });
-      await page.keyboard.press('F1');
-      await page.keyboard.type('Agent Sessions: Clear Filters');
+      await typeCommand(page, 'Agent Sessions: Clear Filters');
       await page
         .locator('.quick-input-list .monaco-list-row', { hasText: 'Clear Filters' })
         .first()
