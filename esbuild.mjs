@@ -46,6 +46,8 @@ const builds = {
   sources: nodeBundle('sources', 'src/sources/index.ts'),
   demo: nodeBundle('demo', 'src/demo/index.ts'),
   mcpClient: nodeBundle('mcpClient', 'src/sources/mcp/mcpSdkClient.ts'),
+  // Worker threads of parallel cold scans of local transcripts (parallelScan.ts).
+  scanWorker: nodeBundle('scanWorker', 'src/sources/local/scanWorker.ts'),
   // `npm run usage-report` (and the bench's side-by-side with ccusage): the local usage
   // report as a command-line tool, bundled like the extension's own code (not shipped).
   usageReportCli: nodeBundle('usage-report', 'scripts/usage-report.ts', {

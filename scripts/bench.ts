@@ -89,6 +89,8 @@ if (wants('transcript')) {
 }
 
 if (wants('local')) {
+  // The cold scan uses the bundled scan worker, as the extension does.
+  run(process.execPath, ['esbuild.mjs', '--production']);
   for (const row of await benchLocal()) add(row.name, row.value, row.unit);
 }
 

@@ -5,6 +5,8 @@
  * report. Folders default to CLAUDE_CONFIG_DIR (else ~/.config/claude and ~/.claude) and
  * CODEX_HOME (else ~/.codex). The ccusage benchmark runs this as a fresh process.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LocalIndex } from '../src/sources/local/localIndex.ts';
 import {
@@ -43,8 +45,19 @@ if (args.help) {
   process.exit(0);
 }
 
+/**
+ * The scan worker for cold scans in parallel: dist/scanWorker.cjs next to the bundled CLI
+ * (dist/cli/usage-report.mjs); unbundled, the TypeScript source.
+ */
+function scanWorker(): string {
+  const bundled = fileURLToPath(new URL('../scanWorker.cjs', import.meta.url));
+  if (import.meta.url.endsWith('.mjs') && existsSync(bundled)) return bundled;
+  return fileURLToPath(new URL('../src/sources/local/scanWorker.ts', import.meta.url));
+}
+
 const dayOf = args.utc ? utcDay : localDay;
 const index = new LocalIndex({
+  scanWorker: scanWorker(),
   ...(args['claude-dir'] ? { claudeConfigDirs: args['claude-dir'] } : {}),
   ...(args['codex-home'] ? { codexHome: args['codex-home'] } : {}),
 });

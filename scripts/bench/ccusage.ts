@@ -253,7 +253,11 @@ export async function benchCcusage(): Promise<CcusageBench> {
   const inProcess: number[] = [];
   for (let i = 0; i < 3; i++) {
     global.gc?.();
-    const index = new LocalIndex({ claudeConfigDirs: [c.claudeDir], codexHome: c.codexDir });
+    const index = new LocalIndex({
+      claudeConfigDirs: [c.claudeDir],
+      codexHome: c.codexDir,
+      scanWorker: path.join(projectRoot, 'dist', 'scanWorker.cjs'),
+    });
     const started = performance.now();
     buildUsageReport(await index.refresh(), index.pricing, { dayOf: utcDay });
     inProcess.push(performance.now() - started);

@@ -12,6 +12,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { appendFile, rm, stat, truncate } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { projectRoot } from '../lib/tools.ts';
 import { generateClaudeCodeTranscript } from '../../src/demo/transcripts/index.ts';
 import { LocalIndex } from '../../src/sources/local/localIndex.ts';
 import { buildUsageReport } from '../../src/sources/local/usageReport.ts';
@@ -85,7 +86,12 @@ function appendLines(bytes: number, round: number): string {
 
 export async function benchLocal(): Promise<Row[]> {
   const c = await corpus();
-  const options = { claudeConfigDirs: [c.claudeDir], codexHome: c.codexDir };
+  // As in the extension: first scans use worker threads (the bundled dist/scanWorker.cjs).
+  const options = {
+    claudeConfigDirs: [c.claudeDir],
+    codexHome: c.codexDir,
+    scanWorker: path.join(projectRoot, 'dist', 'scanWorker.cjs'),
+  };
   const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
   const cold: number[] = [];

@@ -62,7 +62,13 @@ export function createSourceFactory(
   return (config) => {
     const { McpSource, AgentsApiSource, LocalSource } = load();
     if (config.kind === 'local')
-      return new LocalSource({ config, env: process.env, priceOverrides: localPrices() });
+      return new LocalSource({
+        config,
+        env: process.env,
+        priceOverrides: localPrices(),
+        // First scans read files on the other cores too (dist/scanWorker.cjs).
+        scanWorker: path.join(deps.extensionPath, 'dist', 'scanWorker.cjs'),
+      });
     if (config.kind === 'mcp' && config.url) {
       const url = config.url;
       return new McpSource({

@@ -29,6 +29,8 @@ export interface LocalIndexOptions extends LocalRootsOptions {
   now?: () => number;
   /** Share a cache between indexes (tests, benchmarks). */
   cache?: ScanCache;
+  /** The scan worker script, for cold scans in parallel (see ScanCacheOptions). */
+  scanWorker?: string | URL;
 }
 
 export interface LocalSnapshot {
@@ -60,7 +62,8 @@ export class LocalIndex {
 
   constructor(options: LocalIndexOptions = {}) {
     this.options = options;
-    this.cache = options.cache ?? new ScanCache();
+    this.cache =
+      options.cache ?? new ScanCache(options.scanWorker ? { scanWorker: options.scanWorker } : {});
     this.pricing = new Pricing(options.priceOverrides);
     this.thresholds = { ...DEFAULT_STATUS_THRESHOLDS, ...options.thresholds };
     this.now = options.now ?? Date.now;

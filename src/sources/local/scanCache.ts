@@ -11,6 +11,13 @@ import { mapLimited } from '../../util/mapLimited.ts';
 import { ClaudeCodeScanner } from './claudeCodeScan.ts';
 import { CodexScanner } from './codexScan.ts';
 import type { DiscoveredFile } from './discovery.ts';
+import {
+  PARALLEL_MIN_BYTES,
+  scanInWorker,
+  splitForThreads,
+  workerCount,
+  type ScannedElsewhere,
+} from './parallelScan.ts';
 import type { FileSummary, LocalProblem } from './types.ts';
 
 export interface ScanStats {
@@ -24,6 +31,20 @@ export interface ScanStats {
   reused: number;
   /** Bytes re-read to check that a grown file still starts as before (not in bytesRead). */
   checkBytes: number;
+  /** Files read by worker threads (also counted in fullScans and bytesRead). */
+  workerScans: number;
+}
+
+export interface ScanCacheOptions {
+  /**
+   * The worker script (dist/scanWorker.cjs, or src/sources/local/scanWorker.ts unbundled)
+   * for cold scans in parallel; without it everything is read on this thread.
+   */
+  scanWorker?: string | URL;
+  /** Worker threads besides this one (default: one less than the cores, at most 3). */
+  workers?: number;
+  /** Bytes of unknown files below which no worker is started (default PARALLEL_MIN_BYTES). */
+  parallelMinBytes?: number;
 }
 
 /** A subagent's optional `agent-<agentId>.meta.json`. */
@@ -36,7 +57,8 @@ export interface SubagentMeta {
 type Scanner = ClaudeCodeScanner | CodexScanner;
 
 interface Entry {
-  scanner: Scanner;
+  /** Undefined for a file scanned by a worker: its first append reads it in full. */
+  scanner: Scanner | undefined;
   size: number;
   mtimeMs: number;
   ino: number;
@@ -61,7 +83,13 @@ export class ScanCache {
     appendScans: 0,
     reused: 0,
     checkBytes: 0,
+    workerScans: 0,
   };
+  private readonly options: ScanCacheOptions;
+
+  constructor(options: ScanCacheOptions = {}) {
+    this.options = options;
+  }
   private readonly entries = new Map<string, Entry>();
   private readonly metas = new Map<
     string,
@@ -72,9 +100,11 @@ export class ScanCache {
 
   /** Summaries of `files`, in order. Never throws for I/O: failures become problems. */
   async scanAll(files: readonly DiscoveredFile[], signal?: AbortSignal): Promise<FileSummary[]> {
+    const elsewhere = await this.scanColdInWorkers(files);
     const summaries = await mapLimited(files, CONCURRENCY, (f) => {
       signal?.throwIfAborted();
-      return this.scan(f);
+      const done = elsewhere.get(f.path);
+      return done ? Promise.resolve(done) : this.scan(f);
     });
     // Forget files that are gone.
     if (this.entries.size > files.length) {
@@ -82,6 +112,63 @@ export class ScanCache {
       for (const path of this.entries.keys()) if (!live.has(path)) this.entries.delete(path);
     }
     return summaries;
+  }
+
+  /**
+   * Starts workers for part of the files no entry knows yet, when there are enough bytes
+   * of them, and adopts what they return. Files of a failed worker are left to this
+   * thread (the scan is only slower).
+   */
+  private async scanColdInWorkers(
+    files: readonly DiscoveredFile[],
+  ): Promise<Map<string, FileSummary>> {
+    const done = new Map<string, FileSummary>();
+    const script = this.options.scanWorker;
+    const workers = this.options.workers ?? workerCount();
+    if (!script || workers < 1) return done;
+    const cold = files.filter((f) => !this.entries.has(f.path));
+    const minBytes = this.options.parallelMinBytes ?? PARALLEL_MIN_BYTES;
+    if (cold.length < 2 || cold.reduce((n, f) => n + f.size, 0) < minBytes) return done;
+    const shares = splitForThreads(cold, workers, Date.now()).workers.filter((s) => s.length);
+    // This thread scans its own share meanwhile (through scanAll's normal path).
+    const mine = new Set(shares.flat().map((f) => f.path));
+    const own = cold.filter((f) => !mine.has(f.path));
+    const ownShare = mapLimited(own, CONCURRENCY, (f) => this.scan(f));
+    const results = await Promise.allSettled(shares.map((share) => scanInWorker(script, share)));
+    (await ownShare).forEach((summary, i) => done.set(own[i]!.path, summary));
+    for (const result of results) {
+      if (result.status !== 'fulfilled') continue;
+      this.stats.bytesRead += result.value.bytesRead;
+      for (const f of result.value.files) {
+        this.adopt(f);
+        done.set(f.path, f.summary);
+      }
+    }
+    return done;
+  }
+
+  /** What a worker learnt about a file, as an entry without parser state. */
+  private adopt(f: ScannedElsewhere): void {
+    this.stats.fullScans++;
+    this.stats.workerScans++;
+    this.entries.set(f.path, {
+      scanner: undefined,
+      size: f.size,
+      mtimeMs: f.mtimeMs,
+      ino: f.ino,
+      dev: f.dev,
+      summary: f.summary,
+      failed: f.failed,
+      tail: Buffer.from(f.tail),
+    });
+  }
+
+  /** A file's cache key and tail, for a worker to send back (see parallelScan.ts). */
+  exportEntry(path: string): Omit<ScannedElsewhere, 'summary'> | undefined {
+    const e = this.entries.get(path);
+    if (!e) return undefined;
+    const { size, mtimeMs, ino, dev, failed, tail } = e;
+    return { path, size, mtimeMs, ino, dev, failed, tail };
   }
 
   /**
@@ -121,13 +208,13 @@ export class ScanCache {
     try {
       handle = await open(file.path, 'r');
       const append =
-        cached !== undefined &&
+        cached?.scanner !== undefined &&
         !cached.failed &&
         cached.ino === file.ino &&
         cached.dev === file.dev &&
         file.size > cached.size &&
         (await this.sameTail(handle, cached));
-      const scanner = append ? cached.scanner : newScanner(file);
+      const scanner = append ? cached.scanner! : newScanner(file);
       const from = append ? cached.size : 0;
       if (append) this.stats.appendScans++;
       else this.stats.fullScans++;
