@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../src/extension.ts';
+import { expectedTokens, reportTokens } from '../support/localCorpus.ts';
 import { until } from './support/until.ts';
 
 /**
@@ -42,23 +43,6 @@ interface ExportedReport {
   unpricedModels: string[];
 }
 
-const tokens = (t: ReportTotals) => [
-  t.inputTokens,
-  t.outputTokens,
-  t.cacheReadTokens,
-  t.cacheWriteTokens,
-  t.reasoningTokens,
-  t.responses,
-];
-const expectedTokens = (t: Totals) => [
-  t.input,
-  t.output,
-  t.cacheRead,
-  t.cacheWrite,
-  t.reasoning,
-  t.responses,
-];
-
 const ID = 'local-usage';
 /** USD per million tokens, far from any list price. */
 const OVERRIDE = { input: 1000, output: 2000, cacheRead: 100, cacheWrite: 500 };
@@ -99,17 +83,17 @@ describe('local usage report', () => {
 
       const report = await exportReport();
       assert.equal(report.days, 'local calendar day of each response');
-      assert.deepEqual(tokens(report.totals), expectedTokens(expected.total), 'totals');
+      assert.deepEqual(reportTokens(report.totals), expectedTokens(expected.total), 'totals');
       for (const [harness, e] of Object.entries(expected.byHarness)) {
-        assert.deepEqual(tokens(report.byHarness[harness]!), expectedTokens(e), harness);
+        assert.deepEqual(reportTokens(report.byHarness[harness]!), expectedTokens(e), harness);
       }
       assert.deepEqual(Object.keys(report.byModel).sort(), Object.keys(expected.byModel).sort());
       for (const [m, e] of Object.entries(expected.byModel)) {
-        assert.deepEqual(tokens(report.byModel[m]!), expectedTokens(e), m);
+        assert.deepEqual(reportTokens(report.byModel[m]!), expectedTokens(e), m);
       }
       assert.deepEqual(Object.keys(report.byDay).sort(), Object.keys(expected.byDay).sort());
       for (const [day, e] of Object.entries(expected.byDay)) {
-        assert.deepEqual(tokens(report.byDay[day]!), expectedTokens(e), day);
+        assert.deepEqual(reportTokens(report.byDay[day]!), expectedTokens(e), day);
       }
       assert.deepEqual(report.unpricedModels, [], 'every corpus model has a bundled price');
       const bundledCost = report.byModel[model]!.cost;
@@ -136,7 +120,11 @@ describe('local usage report', () => {
         1_000_000;
       const got = priced.byModel[model]!.cost;
       assert.ok(got !== null && Math.abs(got - want) < 1e-6 * want, `${model}: ${got} ≈ ${want}`);
-      assert.deepEqual(tokens(priced.totals), expectedTokens(expected.total), 'tokens unchanged');
+      assert.deepEqual(
+        reportTokens(priced.totals),
+        expectedTokens(expected.total),
+        'tokens unchanged',
+      );
       for (const other of Object.keys(expected.byModel).filter((m) => m !== model)) {
         assert.equal(priced.byModel[other]!.cost, report.byModel[other]!.cost, other);
       }

@@ -10,8 +10,9 @@ import type { SessionSummary } from '../../../src/domain/session.ts';
 import { LocalSource } from '../../../src/sources/local/localSource.ts';
 import {
   PROJECTS,
+  expectedTokens,
+  reportTokens,
   writeLocalCorpus,
-  type ExpectedTotals,
   type LocalCorpus,
 } from '../../support/localCorpus.ts';
 import { codex, jsonl, tempDir } from './fixtures.ts';
@@ -59,28 +60,12 @@ describe('LocalSource over the corpus', () => {
   test('token totals equal the reference computation, by harness, model and file', async () => {
     const s = source();
     const report = await s.usage();
-    const pick = (t: ExpectedTotals) => [
-      t.input,
-      t.output,
-      t.cacheRead,
-      t.cacheWrite,
-      t.reasoning,
-      t.responses,
-    ];
-    const mine = (t: (typeof report)['totals']) => [
-      t.inputTokens,
-      t.outputTokens,
-      t.cacheReadTokens,
-      t.cacheWriteTokens,
-      t.reasoningTokens,
-      t.responses,
-    ];
-    assert.deepEqual(mine(report.totals), pick(corpus.expected.total));
+    assert.deepEqual(reportTokens(report.totals), expectedTokens(corpus.expected.total));
     for (const [harness, expected] of Object.entries(corpus.expected.byHarness)) {
-      assert.deepEqual(mine(report.byHarness[harness]!), pick(expected), harness);
+      assert.deepEqual(reportTokens(report.byHarness[harness]!), expectedTokens(expected), harness);
     }
     for (const [model, expected] of Object.entries(corpus.expected.byModel)) {
-      assert.deepEqual(mine(report.byModel[model]!), pick(expected), model);
+      assert.deepEqual(reportTokens(report.byModel[model]!), expectedTokens(expected), model);
     }
     const rows = await all(s);
     for (const [file, expected] of Object.entries(corpus.expected.byFile)) {

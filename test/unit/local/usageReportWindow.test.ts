@@ -6,8 +6,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { LocalIndex } from '../../../src/sources/local/localIndex.ts';
-import { buildUsageReport, type UsageTotals } from '../../../src/sources/local/usageReport.ts';
+import { buildUsageReport } from '../../../src/sources/local/usageReport.ts';
 import {
+  expectedTokens,
+  reportTokens,
   writeLocalCorpus,
   type ExpectedTotals,
   type LocalCorpus,
@@ -16,22 +18,6 @@ import { assistant, jsonl, prompt, tempDir, usage, writeAt } from './fixtures.ts
 
 const utcDay = (ms: number) =>
   Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 10) : 'unknown';
-const tokens = (t: UsageTotals) => [
-  t.inputTokens,
-  t.outputTokens,
-  t.cacheReadTokens,
-  t.cacheWriteTokens,
-  t.reasoningTokens,
-  t.responses,
-];
-const expectedTokens = (t: ExpectedTotals) => [
-  t.input,
-  t.output,
-  t.cacheRead,
-  t.cacheWrite,
-  t.reasoning,
-  t.responses,
-];
 
 describe('usage report over the corpus', () => {
   let corpus: LocalCorpus;
@@ -49,7 +35,7 @@ describe('usage report over the corpus', () => {
     const report = buildUsageReport(await index.refresh(), index.pricing, { dayOf: utcDay });
     assert.deepEqual(Object.keys(report.byDay).sort(), Object.keys(corpus.expected.byDay).sort());
     for (const [day, expected] of Object.entries(corpus.expected.byDay)) {
-      assert.deepEqual(tokens(report.byDay[day]!), expectedTokens(expected), day);
+      assert.deepEqual(reportTokens(report.byDay[day]!), expectedTokens(expected), day);
     }
   });
 
