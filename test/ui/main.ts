@@ -3,7 +3,7 @@
  * the way a person would: activity bar → welcome view → Open Demo → tree, badge and
  * status bar. Screenshots go to test-results/ui/.
  */
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -12,6 +12,7 @@ import { startCodeServer, workbenchUrl } from '../../scripts/lib/codeServer.ts';
 import { buildDataset } from '../../src/demo/dataset.ts';
 import { DEFAULT_SEED } from '../../src/demo/server.ts';
 import { chromiumArgs, chromiumPath, projectRoot } from '../../scripts/lib/tools.ts';
+import { writeLocalCorpus } from '../support/localCorpus.ts';
 
 const shots = path.join(projectRoot, 'test-results', 'ui');
 mkdirSync(shots, { recursive: true });
@@ -62,7 +63,55 @@ async function step(name: string, body: () => Promise<void>): Promise<void> {
 const sidebarRow = (page: Page, text: string | RegExp) =>
   page.locator('.part.sidebar .monaco-list-row', { hasText: text }).first();
 
-const server = await startCodeServer({ install: [vsix] });
+// Local transcripts for the local-sessions step: a generated corpus plus one session this
+// test keeps writing, as an agent would.
+const localCorpus = await writeLocalCorpus(mkdtempSync(path.join(os.tmpdir(), 'asi-ui-corpus-')));
+const LIVE_ID = '4d2e8b1c-6a7f-4e3d-9c5b-0f1a2b3c4d5e';
+const liveCwd = '/home/dev/live-ui';
+const liveFile = path.join(
+  localCorpus.claudeDir,
+  'projects',
+  liveCwd.replaceAll('/', '-'),
+  `${LIVE_ID}.jsonl`,
+);
+const liveLine = (type: 'user' | 'assistant', text: string, n: number) =>
+  JSON.stringify({
+    parentUuid: null,
+    isSidechain: false,
+    userType: 'external',
+    cwd: liveCwd,
+    sessionId: LIVE_ID,
+    version: '2.1.40',
+    gitBranch: 'main',
+    type,
+    uuid: `live-${n}`,
+    timestamp: new Date().toISOString(),
+    ...(type === 'user'
+      ? { message: { role: 'user', content: text } }
+      : {
+          requestId: `req_live_${n}`,
+          message: {
+            id: `msg_live_${n}`,
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-sonnet-4-5-20250929',
+            content: [{ type: 'text', text }],
+            stop_reason: 'end_turn',
+            usage: { input_tokens: 20, output_tokens: 40 },
+          },
+        }),
+  }) + '\n';
+mkdirSync(path.dirname(liveFile), { recursive: true });
+writeFileSync(
+  liveFile,
+  liveLine('user', 'Add a readiness probe to the API', 1) +
+    liveLine('assistant', 'Added GET /readyz next to /healthz.', 2),
+);
+
+const server = await startCodeServer({
+  install: [vsix],
+  env: { CLAUDE_CONFIG_DIR: localCorpus.claudeDir, CODEX_HOME: localCorpus.codexDir },
+});
 const browser = await chromium.launch({
   executablePath: chromiumPath(),
   headless: true,
@@ -318,6 +367,58 @@ try {
     if (!found) throw new Error('no waiting task with an HTML body was found to check');
     await page.screenshot({ path: path.join(shots, '5-manual-task.png') });
   });
+
+  await step(
+    'local sessions: grouped by project; a session being written grows in its open transcript',
+    async () => {
+      await typeCommand(page, 'Agent Sessions: Add Connection');
+      await page
+        .locator('.quick-input-list .monaco-list-row', { hasText: 'Add Connection' })
+        .first()
+        .waitFor();
+      await page.keyboard.press('Enter');
+      await page
+        .locator('.quick-input-list .monaco-list-row', { hasText: 'Local transcripts' })
+        .first()
+        .click();
+      await page.locator('.part.sidebar .action-label[aria-label="Collapse All"]').first().click();
+      await sidebarRow(page, 'This machine').waitFor({ timeout: 30_000 });
+      await page
+        .locator('.part.sidebar .action-label[aria-label="Group by Project"]')
+        .first()
+        .click();
+      const machine = sidebarRow(page, 'This machine');
+      if ((await machine.getAttribute('aria-expanded')) !== 'true') await machine.click();
+      const project = sidebarRow(page, /^live-ui/);
+      await project.waitFor({ timeout: 30_000 });
+      await project.click();
+      await sidebarRow(page, 'Add a readiness probe to the API').click();
+      const panel = page
+        .frameLocator('iframe.webview.ready >> visible=true')
+        .frameLocator('#active-frame');
+      await panel.locator('session-details vscode-tab-header', { hasText: 'Transcript' }).click();
+      const transcript = panel.locator('transcript-view');
+      await transcript.locator('.entry', { hasText: 'Added GET /readyz' }).waitFor({
+        timeout: 30_000,
+      });
+      // The agent answers again: the new entry appears without any refresh by the user.
+      const started = Date.now();
+      appendFileSync(
+        liveFile,
+        liveLine('user', 'Wire both probes into the load balancer', 3) +
+          liveLine('assistant', 'Both probes are now in the load balancer health check.', 4),
+      );
+      await transcript
+        .locator('.entry', { hasText: 'Both probes are now in the load balancer' })
+        .waitFor({ timeout: 15_000 });
+      console.log(`    the appended reply rendered ${Date.now() - started} ms after the write`);
+      await page.screenshot({ path: path.join(shots, '11-local-live.png') });
+      await page
+        .locator('.part.sidebar .action-label[aria-label="Group by Status"]')
+        .first()
+        .click();
+    },
+  );
 } catch {
   await page.screenshot({ path: path.join(shots, 'failure.png') }).catch(() => undefined);
   console.log(`  code-server log: ${server.logFile}`);
