@@ -43,6 +43,7 @@ const TOOL_RESULT_TYPE = Buffer.from('"type":"tool_result"');
 const TOOL_USE_ID = Buffer.from('"tool_use_id":"');
 const IS_ERROR_TRUE = Buffer.from('"is_error":true');
 const AGENT_PROGRESS = Buffer.from('"agent_progress"');
+const AGENT_ID_KEY = Buffer.from('"agentId"');
 const SYNTHETIC = '<synthetic>';
 const SNAPSHOT_PREFIX = Buffer.from('{"type":"file-history-snapshot"');
 
@@ -426,6 +427,8 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private linkFromToolUseResult(f: Fields, toolUseId: string | undefined): void {
     const r = f.range('toolUseResult');
     if (!r || this.buf[r[0]] !== 0x7b) return;
+    // Most results are not a Task's (and are large): a native search rules them out.
+    if (!hasKeyPattern(this.buf, r[0], r[1], AGENT_ID_KEY)) return;
     if (!skimObject(this.buf, r[0], r[1], this.inner)) return;
     const agentId = this.inner.str('agentId');
     if (agentId) this.link(agentId, toolUseId);
