@@ -25,7 +25,7 @@ export function watchFiles(
   targets: readonly WatchTarget[],
   onBatch: (batch: FileChangeBatch) => Promise<void> | void,
   options: { delayMs: number; log: Logger; what: string },
-): vscode.Disposable & { watching: number } {
+): vscode.Disposable {
   const batcher = new ChangeBatcher(onBatch, {
     delayMs: options.delayMs,
     onError: (error) => options.log.warn(`${options.what}: ${(error as Error).message}`),
@@ -56,7 +56,6 @@ export function watchFiles(
     watchers.push(watcher);
   }
   return {
-    watching: watchers.length,
     dispose() {
       batcher.dispose();
       for (const w of watchers) w.close();

@@ -24,7 +24,10 @@ export class LiveLocalSessions implements vscode.Disposable {
   constructor(store: SessionStore, log: Logger) {
     this.store = store;
     this.log = log;
-    this.subscription = store.onDidChange(() => this.sync());
+    // Only a local connection's change (or the set of connections changing) can matter.
+    this.subscription = store.onDidChange((id) => {
+      if (id === undefined || store.state(id)?.config.kind === 'local') this.sync();
+    });
     this.sync();
   }
 

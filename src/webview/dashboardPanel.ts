@@ -45,12 +45,11 @@ export function isDashboardSource(source: SessionSource | undefined): source is 
 export function registerUsageDashboard(deps: UsageDashboardDeps): vscode.Disposable[] {
   const panels = new Map<string, vscode.WebviewPanel>();
 
+  // Capabilities first: asking the store for a source creates it (and loads its bundle).
   const eligible = (id: string) => {
-    const source = deps.store.source(id);
-    return (
-      hasLocalUsage(source) ||
-      (deps.store.state(id)?.capabilities?.usage === true && isDashboardSource(source))
-    );
+    const state = deps.store.state(id);
+    if (state?.config.kind === 'local') return hasLocalUsage(deps.store.source(id));
+    return state?.capabilities?.usage === true && isDashboardSource(deps.store.source(id));
   };
 
   async function pick(): Promise<string | undefined> {
