@@ -5,6 +5,7 @@
  * re-joining pretty-printed multi-line entries, and reporting bad input with line numbers.
  */
 import { Fields, depthAfter, escapes, skimObject, type Nested } from './jsonSkim.ts';
+import { kernel } from './skimKernel.ts';
 import type { LocalProblem } from './types.ts';
 
 const NEWLINE = 0x0a;
@@ -59,21 +60,27 @@ export abstract class JsonlScanner {
   /** One complete entry (a line, or a re-joined pretty-printed block). */
   protected abstract onEntry(f: Fields, line: number): void;
 
-  /** Feeds the next bytes of the file (the chunk may be reused by the caller afterwards). */
-  feed(chunk: Buffer): void {
-    this.bytes += chunk.length;
+  /**
+   * Feeds the next bytes of the file (the chunk may be reused by the caller afterwards).
+   * Lines are read from a copy in the skim kernel's memory (one copy per chunk), which the
+   * next feed of any scanner on this thread overwrites: nothing may keep a view of it.
+   */
+  feed(input: Buffer): void {
+    this.bytes += input.length;
     let start = 0;
     if (this.pending) {
-      const nl = chunk.indexOf(NEWLINE);
+      const nl = input.indexOf(NEWLINE);
       if (nl < 0) {
-        this.pending = Buffer.concat([this.pending, chunk]);
+        this.pending = Buffer.concat([this.pending, input]);
         return;
       }
-      const line = Buffer.concat([this.pending, chunk.subarray(0, nl)]);
+      let line: Buffer = Buffer.concat([this.pending, input.subarray(0, nl)]);
+      if (kernel) line = kernel.load(line);
       this.pending = undefined;
       this.physicalLine(line, 0, line.length);
       start = nl + 1;
     }
+    const chunk = kernel ? kernel.load(input) : input;
     for (;;) {
       const nl = chunk.indexOf(NEWLINE, start);
       if (nl < 0) break;

@@ -1,0 +1,166 @@
+/**
+ * Loads the WebAssembly skim (skimKernel.wat) and gives the scanners one buffer in its
+ * memory to read lines from. The skim (jsonSkim.ts) uses the kernel for any range of that
+ * buffer and its own JS loops for every other buffer, so a runtime without WebAssembly
+ * SIMD, or a line that is not in the kernel's memory, only runs slower. Each thread (the
+ * extension host, each scan worker) has its own instance.
+ */
+import { SKIM_KERNEL_WASM } from './skimKernelWasm.ts';
+
+/**
+ * The few WebAssembly APIs used, typed here: the project's `lib` (es2024, no DOM) does not
+ * declare them, though every runtime it targets (Node 22+, Electron) has them.
+ */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmGlobal {
+  value: number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: object };
+}
+
+interface KernelExports {
+  memory: WasmMemory;
+  key0_len: WasmGlobal;
+  key1_len: WasmGlobal;
+  string_end(i: number, end: number): number;
+  nested_end(i: number, end: number): number;
+  skim(start: number, end: number, descend: number): number;
+}
+
+/** Where loaded bytes start in the kernel's memory (the results area comes first). */
+const DATA = 65_536;
+/** Bytes after the loaded ones that the kernel may read (a `\u` escape at the very end). */
+const SLACK = 16;
+const PAGE = 65_536;
+/** Larger inputs take the JS loops, so one giant line does not keep that much memory. */
+export const KERNEL_MAX_BYTES = 16 << 20;
+/** skim: more fields or elements than a results area holds. */
+export const KERNEL_OVERFLOW = -3;
+/** Result areas (in i32 units) and where the names to descend into are kept (bytes). */
+export const NESTED_RESULTS = 16_384 / 4;
+export const ELEMENT_RESULTS = 32_768 / 4;
+const KEY0 = 49_152;
+const KEY1 = 49_408;
+const KEY_MAX = 256;
+/** The header the kernel writes after each skim (i32 units). */
+const HEADER = 49_664 / 4;
+const COUNT = HEADER;
+const OPEN = HEADER + 1;
+const NESTED_COUNT = HEADER + 2;
+const NESTED_OPEN = HEADER + 3;
+const ELEMENT_COUNT = HEADER + 4;
+const SURROGATE = HEADER + 5;
+
+export class SkimKernel {
+  /** The bytes last loaded: the skim uses the kernel for ranges of exactly this Buffer. */
+  buf: Buffer = Buffer.alloc(0);
+  readonly stringEnd: (i: number, end: number) => number;
+  readonly nestedEnd: (i: number, end: number) => number;
+  /**
+   * Fields of the object at [start, end), with `descend` also those of its object field
+   * named by `descendInto` and the elements of that one's array field: see skimKernel.wat.
+   */
+  readonly skim: (start: number, end: number, descend: number) => number;
+  /** The results of the last skim (four numbers per field, two per element). */
+  results: Int32Array;
+  private readonly exports: KernelExports;
+  private memory: Uint8Array;
+  private key0 = '';
+  private key1 = '';
+
+  constructor(exports: KernelExports) {
+    this.exports = exports;
+    this.stringEnd = exports.string_end;
+    this.nestedEnd = exports.nested_end;
+    this.skim = exports.skim;
+    this.memory = new Uint8Array(exports.memory.buffer);
+    this.results = new Int32Array(exports.memory.buffer, 0, DATA / 4);
+  }
+
+  /** Fields of the last skim's object, and where it opened. */
+  get count(): number {
+    return this.results[COUNT]!;
+  }
+  get open(): number {
+    return this.results[OPEN]!;
+  }
+  /** Fields of the object descended into (-1: none), and where it opened. */
+  get nestedCount(): number {
+    return this.results[NESTED_COUNT]!;
+  }
+  get nestedOpen(): number {
+    return this.results[NESTED_OPEN]!;
+  }
+  /** Elements of the array descended into (-1: none). */
+  get elementCount(): number {
+    return this.results[ELEMENT_COUNT]!;
+  }
+
+  /**
+   * Names the object field a descending skim also skims, and that object's array field
+   * whose elements it lists (ASCII names; false when a name cannot be used).
+   */
+  descendInto(key0: string, key1: string): boolean {
+    if (key0 === this.key0 && key1 === this.key1) return true;
+    if (key0.length > KEY_MAX || key1.length > KEY_MAX || /[^\x20-\x7e]/.test(key0 + key1)) {
+      return false;
+    }
+    this.writeKey(KEY0, key0, this.exports.key0_len);
+    this.writeKey(KEY1, key1, this.exports.key1_len);
+    this.key0 = key0;
+    this.key1 = key1;
+    return true;
+  }
+
+  private writeKey(at: number, key: string, length: WasmGlobal): void {
+    for (let i = 0; i < key.length; i++) this.memory[at + i] = key.charCodeAt(i);
+    length.value = key.length;
+  }
+
+  /**
+   * Copies `bytes` into the kernel's memory and returns the Buffer over that copy, valid
+   * until the next load (then reused). Bytes over KERNEL_MAX_BYTES are returned as they are.
+   */
+  load(bytes: Uint8Array): Buffer {
+    if (bytes.length > KERNEL_MAX_BYTES) {
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    }
+    const need = DATA + bytes.length + SLACK;
+    if (need > this.memory.length) {
+      this.exports.memory.grow(Math.ceil((need - this.memory.length) / PAGE));
+      this.memory = new Uint8Array(this.exports.memory.buffer);
+      this.results = new Int32Array(this.exports.memory.buffer, 0, DATA / 4);
+    }
+    this.memory.set(bytes, DATA);
+    this.buf = Buffer.from(this.memory.buffer, DATA, bytes.length);
+    return this.buf;
+  }
+
+  /** Whether a string seen since the last call held a `\uD…` escape (then resets). */
+  takeSurrogate(): boolean {
+    if (this.results[SURROGATE] === 0) return false;
+    this.results[SURROGATE] = 0;
+    return true;
+  }
+}
+
+function instantiate(): SkimKernel | undefined {
+  const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  if (!wasm) return undefined;
+  try {
+    const bytes = Buffer.from(SKIM_KERNEL_WASM, 'base64');
+    // Synchronous: the module is about 1.5 KB, well under any main-thread limit.
+    const instance = new wasm.Instance(new wasm.Module(bytes));
+    return new SkimKernel(instance.exports as unknown as KernelExports);
+  } catch {
+    return undefined; // No WebAssembly or no SIMD: the JS loops do the same work.
+  }
+}
+
+/** This thread's kernel; undefined where WebAssembly SIMD is unavailable. */
+export const kernel: SkimKernel | undefined = instantiate();

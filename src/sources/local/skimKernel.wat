@@ -1,0 +1,261 @@
+;; The structural skim of jsonSkim.ts as WebAssembly. JavaScript reads a Buffer at about
+;; 350 MB/s byte by byte; these loops look at 16 bytes at a time inside strings (128-bit
+;; SIMD), which is where most transcript bytes are, and skim whole lines at over 1 GB/s.
+;; Same contract as the JS functions they stand in for (skimAt, valueEnd, arrayEnd):
+;; indexes are into the loaded bytes, -1 means malformed or not ended before `end`.
+;;
+;; Memory: [0, 48 KiB) holds results (four i32 per object field: key start, key end
+;; inside the quotes, value start, value end; two per array element), [48 KiB, 49 KiB)
+;; the names of the fields to descend into, then a header of six i32 (count, open,
+;; nested_count, nested_open, element_count, surrogate); the bytes being skimmed are loaded at 64 KiB,
+;; hence `offset=65536` on every load of them.
+;;
+;; Compiled by `npm run build:wasm` into skimKernelWasm.ts (a unit test checks the two
+;; agree); loaded by skimKernel.ts.
+(module
+  (memory (export "memory") 2)
+
+  ;; What the last skim found (see $skim); copied to the header at 48.5 KiB for the
+  ;; caller, which reads memory much faster than it reads globals.
+  (global $count (mut i32) (i32.const 0))
+  (global $open (mut i32) (i32.const 0))
+  (global $nested_count (mut i32) (i32.const -1))
+  (global $nested_open (mut i32) (i32.const 0))
+  (global $element_count (mut i32) (i32.const -1))
+  ;; Lengths of the names to descend into, stored at 48 KiB (key0) and 48.25 KiB (key1).
+  (global $key0_len (export "key0_len") (mut i32) (i32.const 0))
+  (global $key1_len (export "key1_len") (mut i32) (i32.const 0))
+
+  ;; Index just past the closing quote of the string whose opening quote is at $i.
+  (func $string_end (export "string_end") (param $i i32) (param $end i32) (result i32)
+    (local $j i32) (local $m i32) (local $c i32) (local $v v128)
+    (local.set $j (i32.add (local.get $i) (i32.const 1)))
+    (block $fail
+      (loop $scan
+        ;; 16 bytes at once while they all lie before $end: stop at the first quote or
+        ;; backslash, or skip all 16.
+        (if (i32.le_u (i32.add (local.get $j) (i32.const 16)) (local.get $end))
+          (then
+            (local.set $v (v128.load offset=65536 (local.get $j)))
+            (local.set $m (i8x16.bitmask (v128.or
+              (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))
+              (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))))
+            (if (i32.eqz (local.get $m))
+              (then (local.set $j (i32.add (local.get $j) (i32.const 16))) (br $scan)))
+            (local.set $j (i32.add (local.get $j) (i32.ctz (local.get $m)))))
+          (else (br_if $fail (i32.ge_u (local.get $j) (local.get $end)))))
+        (local.set $c (i32.load8_u offset=65536 (local.get $j)))
+        (if (i32.eq (local.get $c) (i32.const 34))
+          (then (return (i32.add (local.get $j) (i32.const 1)))))
+        ;; A backslash escapes the next byte; `\uD…`/`\ud…` flags a possible surrogate.
+        (if (i32.eq (local.get $c) (i32.const 92))
+          (then
+            (if (i32.and
+                  (i32.eq (i32.load8_u offset=65537 (local.get $j)) (i32.const 117))
+                  (i32.eq (i32.or (i32.load8_u offset=65538 (local.get $j)) (i32.const 32)) (i32.const 100)))
+              ;; Header slot 5: a string held a `\uD…` escape (a possible lone
+              ;; surrogate), so the caller checks that line further; it resets the slot.
+              (then (i32.store offset=49684 (i32.const 0) (i32.const 1))))
+            (local.set $j (i32.add (local.get $j) (i32.const 2)))
+            (br $scan)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $scan)))
+    (i32.const -1))
+
+  ;; Index just past the object or array opening at $i (strings inside skipped whole).
+  (func $nested_end (export "nested_end") (param $i i32) (param $end i32) (result i32)
+    (local $j i32) (local $depth i32) (local $c i32)
+    (local.set $j (local.get $i))
+    (block $fail
+      (loop $scan
+        (br_if $fail (i32.ge_u (local.get $j) (local.get $end)))
+        (local.set $c (i32.load8_u offset=65536 (local.get $j)))
+        (if (i32.eq (local.get $c) (i32.const 34))
+          (then
+            (local.set $j (call $string_end (local.get $j) (local.get $end)))
+            (br_if $fail (i32.lt_s (local.get $j) (i32.const 0)))
+            (br $scan)))
+        (if (i32.or (i32.eq (local.get $c) (i32.const 123)) (i32.eq (local.get $c) (i32.const 91)))
+          (then (local.set $depth (i32.add (local.get $depth) (i32.const 1))))
+          (else
+            (if (i32.or (i32.eq (local.get $c) (i32.const 125)) (i32.eq (local.get $c) (i32.const 93)))
+              (then
+                (local.set $depth (i32.sub (local.get $depth) (i32.const 1)))
+                (if (i32.eqz (local.get $depth))
+                  (then (return (i32.add (local.get $j) (i32.const 1)))))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $scan)))
+    (i32.const -1))
+
+  ;; First index at or after $j that is not JSON whitespace (or $end).
+  (func $skip_ws (param $j i32) (param $end i32) (result i32)
+    (local $c i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $j) (local.get $end)))
+        (local.set $c (i32.load8_u offset=65536 (local.get $j)))
+        (br_if $done (i32.eqz (call $is_ws (local.get $c))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $next)))
+    (local.get $j))
+
+  (func $is_ws (param $c i32) (result i32)
+    (i32.or
+      (i32.or (i32.eq (local.get $c) (i32.const 32)) (i32.eq (local.get $c) (i32.const 10)))
+      (i32.or (i32.eq (local.get $c) (i32.const 13)) (i32.eq (local.get $c) (i32.const 9)))))
+
+  ;; The byte at $j, or -1 at or past $end.
+  (func $at (param $j i32) (param $end i32) (result i32)
+    (if (result i32) (i32.lt_u (local.get $j) (local.get $end))
+      (then (i32.load8_u offset=65536 (local.get $j)))
+      (else (i32.const -1))))
+
+  ;; Index just past the value starting at $j: a string, object, array or scalar.
+  (func $value_end (param $j i32) (param $end i32) (result i32)
+    (local $c i32) (local $k i32)
+    (local.set $c (call $at (local.get $j) (local.get $end)))
+    (if (i32.eq (local.get $c) (i32.const 34))
+      (then (return (call $string_end (local.get $j) (local.get $end)))))
+    (if (i32.or (i32.eq (local.get $c) (i32.const 123)) (i32.eq (local.get $c) (i32.const 91)))
+      (then (return (call $nested_end (local.get $j) (local.get $end)))))
+    ;; A scalar (number, true, false, null) runs to a comma, a closing bracket or space.
+    (local.set $k (local.get $j))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $k) (local.get $end)))
+        (local.set $c (i32.load8_u offset=65536 (local.get $k)))
+        (br_if $done (i32.or
+          (i32.or (i32.eq (local.get $c) (i32.const 44)) (i32.eq (local.get $c) (i32.const 125)))
+          (i32.or (i32.eq (local.get $c) (i32.const 93)) (call $is_ws (local.get $c)))))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $next)))
+    (if (result i32) (i32.gt_u (local.get $k) (local.get $j))
+      (then (local.get $k))
+      (else (i32.const -1))))
+
+  ;; Whether the key bytes [$ks, $ke) equal the $klen bytes at $kaddr (raw, as keyIs).
+  (func $key_is (param $ks i32) (param $ke i32) (param $kaddr i32) (param $klen i32) (result i32)
+    (local $i i32)
+    (if (i32.or (i32.eqz (local.get $klen))
+          (i32.ne (i32.sub (local.get $ke) (local.get $ks)) (local.get $klen)))
+      (then (return (i32.const 0))))
+    (block $differ
+      (loop $next
+        (if (i32.ge_u (local.get $i) (local.get $klen)) (then (return (i32.const 1))))
+        (br_if $differ (i32.ne
+          (i32.load8_u offset=65536 (i32.add (local.get $ks) (local.get $i)))
+          (i32.load8_u (i32.add (local.get $kaddr) (local.get $i)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (i32.const 0))
+
+  ;; The fields of the object starting at (whitespace before) $start, written at $base;
+  ;; returns the index just past its `}`, -1 when malformed, -3 when there are more
+  ;; fields than an area holds. $level 0 is a line (a field named key0 holding an object
+  ;; is skimmed as level 1 in the same walk), 1 that nested object (a field named key1
+  ;; holding an array has its elements written), 2 a plain object.
+  (func $fields (param $start i32) (param $end i32) (param $base i32) (param $level i32)
+    (result i32)
+    (local $j i32) (local $ks i32) (local $ke i32) (local $ve i32) (local $c i32)
+    (local $n i32) (local $o i32)
+    (local.set $j (call $skip_ws (local.get $start) (local.get $end)))
+    (if (i32.ne (call $at (local.get $j) (local.get $end)) (i32.const 123))
+      (then (return (i32.const -1))))
+    (if (i32.eq (local.get $level) (i32.const 1))
+      (then (global.set $nested_open (local.get $j)))
+      (else (global.set $open (local.get $j))))
+    (local.set $j (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)))
+    (local.set $c (call $at (local.get $j) (local.get $end)))
+    (if (i32.ne (local.get $c) (i32.const 125))
+      (then
+        (loop $field
+          (if (i32.ne (call $at (local.get $j) (local.get $end)) (i32.const 34))
+            (then (return (i32.const -1))))
+          (local.set $ks (i32.add (local.get $j) (i32.const 1)))
+          (local.set $ke (call $string_end (local.get $j) (local.get $end)))
+          (if (i32.lt_s (local.get $ke) (i32.const 0)) (then (return (i32.const -1))))
+          (local.set $j (call $skip_ws (local.get $ke) (local.get $end)))
+          (if (i32.ne (call $at (local.get $j) (local.get $end)) (i32.const 58))
+            (then (return (i32.const -1))))
+          (local.set $j (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)))
+          (local.set $c (call $at (local.get $j) (local.get $end)))
+          (local.set $ke (i32.sub (local.get $ke) (i32.const 1)))
+          (if (i32.and
+                (i32.and (i32.eqz (local.get $level)) (i32.eq (local.get $c) (i32.const 123)))
+                (call $key_is (local.get $ks) (local.get $ke) (i32.const 49152) (global.get $key0_len)))
+            (then
+              (local.set $ve (call $fields (local.get $j) (local.get $end) (i32.const 16384) (i32.const 1))))
+            (else
+              (if (i32.and
+                    (i32.and (i32.eq (local.get $level) (i32.const 1)) (i32.eq (local.get $c) (i32.const 91)))
+                    (call $key_is (local.get $ks) (local.get $ke) (i32.const 49408) (global.get $key1_len)))
+                (then (local.set $ve (call $elements (local.get $j) (local.get $end))))
+                (else (local.set $ve (call $value_end (local.get $j) (local.get $end)))))))
+          (if (i32.lt_s (local.get $ve) (i32.const 0)) (then (return (local.get $ve))))
+          (if (i32.ge_u (local.get $n) (i32.const 1024)) (then (return (i32.const -3))))
+          (local.set $o (i32.add (local.get $base) (i32.shl (local.get $n) (i32.const 4))))
+          (i32.store offset=0 (local.get $o) (local.get $ks))
+          (i32.store offset=4 (local.get $o) (local.get $ke))
+          (i32.store offset=8 (local.get $o) (local.get $j))
+          (i32.store offset=12 (local.get $o) (local.get $ve))
+          (local.set $n (i32.add (local.get $n) (i32.const 1)))
+          (local.set $j (call $skip_ws (local.get $ve) (local.get $end)))
+          (local.set $c (call $at (local.get $j) (local.get $end)))
+          (if (i32.eq (local.get $c) (i32.const 44))
+            (then
+              (local.set $j (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)))
+              (br $field))))))
+    (if (i32.ne (local.get $c) (i32.const 125)) (then (return (i32.const -1))))
+    (if (i32.eq (local.get $level) (i32.const 1))
+      (then (global.set $nested_count (local.get $n)))
+      (else (global.set $count (local.get $n))))
+    (i32.add (local.get $j) (i32.const 1)))
+
+  ;; The elements of the array starting at $start: start and end of each, written at
+  ;; 32 KiB; returns the index just past its `]`, -1 when malformed, -3 when too many.
+  (func $elements (param $start i32) (param $end i32) (result i32)
+    (local $j i32) (local $ve i32) (local $c i32) (local $n i32) (local $o i32)
+    (local.set $j (call $skip_ws (local.get $start) (local.get $end)))
+    (if (i32.ne (call $at (local.get $j) (local.get $end)) (i32.const 91))
+      (then (return (i32.const -1))))
+    (local.set $j (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)))
+    (local.set $c (call $at (local.get $j) (local.get $end)))
+    (if (i32.ne (local.get $c) (i32.const 93))
+      (then
+        (loop $element
+          (local.set $ve (call $value_end (local.get $j) (local.get $end)))
+          (if (i32.lt_s (local.get $ve) (i32.const 0)) (then (return (i32.const -1))))
+          (if (i32.ge_u (local.get $n) (i32.const 2048)) (then (return (i32.const -3))))
+          (local.set $o (i32.add (i32.const 32768) (i32.shl (local.get $n) (i32.const 3))))
+          (i32.store offset=0 (local.get $o) (local.get $j))
+          (i32.store offset=4 (local.get $o) (local.get $ve))
+          (local.set $n (i32.add (local.get $n) (i32.const 1)))
+          (local.set $j (call $skip_ws (local.get $ve) (local.get $end)))
+          (local.set $c (call $at (local.get $j) (local.get $end)))
+          (if (i32.eq (local.get $c) (i32.const 44))
+            (then
+              (local.set $j (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)))
+              (br $element))))))
+    (if (i32.ne (local.get $c) (i32.const 93)) (then (return (i32.const -1))))
+    (global.set $element_count (local.get $n))
+    (i32.add (local.get $j) (i32.const 1)))
+
+  ;; Skims the object at [$start, $end): its fields at 0 (count, open), with $descend the
+  ;; object field named key0 at 16 KiB (nested_count, nested_open; -1 when there is
+  ;; none) and that object's array field named key1 at 32 KiB (element_count, -1 when
+  ;; there is none). Returns as $fields.
+  (func $skim (export "skim") (param $start i32) (param $end i32) (param $descend i32)
+    (result i32)
+    (local $e i32)
+    (global.set $count (i32.const 0))
+    (global.set $nested_count (i32.const -1))
+    (global.set $element_count (i32.const -1))
+    (local.set $e (call $fields (local.get $start) (local.get $end) (i32.const 0)
+      (select (i32.const 0) (i32.const 2) (local.get $descend))))
+    (i32.store offset=49664 (i32.const 0) (global.get $count))
+    (i32.store offset=49668 (i32.const 0) (global.get $open))
+    (i32.store offset=49672 (i32.const 0) (global.get $nested_count))
+    (i32.store offset=49676 (i32.const 0) (global.get $nested_open))
+    (i32.store offset=49680 (i32.const 0) (global.get $element_count))
+    (local.get $e))
+)
