@@ -5,9 +5,16 @@
  * usage, and which line holds the final output count depends on the version.
  * agent_progress copies of subagent responses go to a separate map so the aggregation
  * counts each response once (see aggregate.ts). Big tool_result lines are never parsed:
- * their ids and is_error flag are found in the raw bytes of `message` (jsonSkim.ts).
+ * their ids and is_error flag are read from the skimmed content blocks (jsonSkim.ts).
  */
-import { Fields, forEachElement, hasKeyPattern, skimObject, stringValuesOf } from './jsonSkim.ts';
+import {
+  Fields,
+  RawMemo,
+  StringMemo,
+  forEachElement,
+  hasKeyPattern,
+  skimObject,
+} from './jsonSkim.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
 import { asksUser, cleanTitle, count, firstText } from './text.ts';
 import type {
@@ -39,13 +46,18 @@ const KNOWN_TYPES = new Set([
   'permission-mode',
 ]);
 
-const TOOL_RESULT_TYPE = Buffer.from('"type":"tool_result"');
-const TOOL_USE_ID = Buffer.from('"tool_use_id":"');
-const IS_ERROR_TRUE = Buffer.from('"is_error":true');
 const AGENT_PROGRESS = Buffer.from('"agent_progress"');
 const AGENT_ID_KEY = Buffer.from('"agentId"');
 const SYNTHETIC = '<synthetic>';
 const SNAPSHOT_PREFIX = Buffer.from('{"type":"file-history-snapshot"');
+const NO_TOOLS: string[] = [];
+/** The counts read from `message.usage`, in the order skimUsage expects them. */
+const USAGE_KEYS = [
+  'input_tokens',
+  'output_tokens',
+  'cache_read_input_tokens',
+  'cache_creation_input_tokens',
+] as const;
 
 /** stop_reason values that end the assistant's turn. */
 const TURN_END_STOPS = new Set(['end_turn', 'stop_sequence', 'max_tokens', 'refusal']);
@@ -80,10 +92,17 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private summaryTitle: string | undefined;
   private customTitle: string | undefined;
   private aiTitle: string | undefined;
-  private firstTimestamp: string | undefined;
-  private lastTimestamp: string | undefined;
+  /**
+   * Times of the first and last entries. Their text is kept only when it is not the
+   * canonical ISO form (most lines: see Fields.isoMs); otherwise it is rebuilt from ms.
+   */
+  private firstText: string | undefined;
+  private lastText: string | undefined;
   private firstMs = NaN;
   private lastMs = NaN;
+  /** The same for the entry that decides the status (this.last). */
+  private lastEntryMs = NaN;
+  private lastEntryText: string | undefined;
   private readonly modelOrder: string[] = [];
   private readonly modelCounts = new Map<string, number>();
   private readonly usage = new Map<string, UsageRecord>();
@@ -98,10 +117,23 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private readonly contentRanges: number[] = [];
   private readonly usageFields = new Fields();
   private readonly creationFields = new Fields();
+  private readonly usageNumbers: (number | undefined)[] = [];
+  /** The tool results of the current line (see toolResultBlocks). */
+  private readonly resultIds: string[] = [];
+  private resultError = false;
   /** Raw bytes of gitBranch and version last decoded (see Fields.changed). */
-  private readonly raw: (Buffer | undefined)[] = [undefined, undefined];
+  private readonly raw = new RawMemo();
   private readonly block = new Fields();
   private buf: Buffer = Buffer.alloc(0);
+  /** Raw message id and request id of the last assistant line, and its usage record. */
+  private readonly responseIds = new RawMemo();
+  private lastResponse: UsageRecord | undefined;
+  /** Decoded values of fields that repeat on every line. */
+  private readonly types = new StringMemo();
+  private readonly models = new StringMemo();
+  private readonly stops = new StringMemo();
+  private readonly blockTypes = new StringMemo();
+  private readonly toolNames = new StringMemo(16);
 
   constructor(path: string, options: ClaudeCodeScannerOptions) {
     super(path);
@@ -119,26 +151,31 @@ export class ClaudeCodeScanner extends JsonlScanner {
 
   /** file-history-snapshot lines are large and carry nothing used here: not even skimmed. */
   protected override skipLine(buf: Buffer, start: number, end: number): boolean {
-    return (
-      end - start > SNAPSHOT_PREFIX.length &&
-      buf[end - 1] === 0x7d &&
-      buf.subarray(start, start + SNAPSHOT_PREFIX.length).equals(SNAPSHOT_PREFIX)
-    );
+    const n = SNAPSHOT_PREFIX.length;
+    if (end - start <= n || buf[end - 1] !== 0x7d) return false;
+    // A byte loop: most lines differ within the first few bytes.
+    for (let j = 0; j < n; j++) if (buf[start + j] !== SNAPSHOT_PREFIX[j]) return false;
+    return true;
   }
 
   protected onEntry(f: Fields, line: number): void {
     this.buf = f.buf;
-    const type = f.str('type');
-    const timestamp = f.str('timestamp');
-    const ms = timestamp ? Date.parse(timestamp) : NaN;
+    const type = f.strMemo('type', this.types);
+    let ms = f.isoMs('timestamp');
+    // Text only for a timestamp not in the canonical form (undefined: rebuilt from ms).
+    let timestamp: string | undefined;
+    if (Number.isNaN(ms)) {
+      timestamp = f.str('timestamp');
+      ms = timestamp ? Date.parse(timestamp) : NaN;
+    }
     if (Number.isFinite(ms)) {
       if (!(ms >= this.firstMs)) {
         this.firstMs = ms;
-        this.firstTimestamp = timestamp;
+        this.firstText = timestamp;
       }
       if (!(ms <= this.lastMs)) {
         this.lastMs = ms;
-        this.lastTimestamp = timestamp;
+        this.lastText = timestamp;
       }
     }
     if (type === 'user' || type === 'assistant' || type === 'system' || type === 'progress') {
@@ -149,16 +186,16 @@ export class ClaudeCodeScanner extends JsonlScanner {
     const forStatus = this.role === 'subagent' || !f.bool('isSidechain');
     switch (type) {
       case 'assistant':
-        this.assistant(f, line, timestamp, ms, forStatus);
+        this.assistant(f, line, ms, timestamp, forStatus);
         return;
       case 'user':
-        this.user(f, line, timestamp, forStatus);
+        this.user(f, line, ms, timestamp, forStatus);
         return;
       case 'progress':
         this.progress(f, line, ms);
         return;
       case 'system':
-        if (forStatus) this.system(f, line, timestamp);
+        if (forStatus) this.system(f, line, ms, timestamp);
         return;
       case 'summary': {
         const summary = f.str('summary');
@@ -202,13 +239,16 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (f.changed('version', this.raw, 1)) this.version = f.str('version') ?? this.version;
   }
 
+  /** The entry that decides the status so far (pending tools are filled in by summary). */
   private setLast(
     kind: LastEntryKind,
+    ms: number,
     timestamp: string | undefined,
     line: number,
   ): LastEntryFacts {
-    this.last = { kind, line, pendingTools: [...this.pendingTools.values()] };
-    if (timestamp) this.last.timestamp = timestamp;
+    this.last = { kind, line, pendingTools: NO_TOOLS };
+    this.lastEntryMs = ms;
+    this.lastEntryText = timestamp;
     return this.last;
   }
 
@@ -219,8 +259,8 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private assistant(
     f: Fields,
     line: number,
-    timestamp: string | undefined,
     ms: number,
+    timestamp: string | undefined,
     forStatus: boolean,
   ): void {
     const m = this.msg;
@@ -228,29 +268,42 @@ export class ClaudeCodeScanner extends JsonlScanner {
       this.problem('invalid-entry', `Line ${line}: an assistant line without a message`, line);
       return;
     }
-    const model = m.str('model');
+    const model = m.strMemo('model', this.models);
     const apiError = f.bool('isApiErrorMessage') || model === SYNTHETIC;
-    this.record(this.usage, m.str('id'), f.str('requestId'), model, this.skimUsage(m), ms, line);
+    // The lines of one response follow each other: when message id and request id are
+    // the bytes of the previous line's, its record is updated without building a key.
+    const idChanged = m.changed('id', this.responseIds, 0);
+    const requestChanged = f.changed('requestId', this.responseIds, 1);
+    const usage = this.skimUsage(m);
+    if (!idChanged && !requestChanged && this.lastResponse) {
+      const rec = this.usageRecord(model, usage, ms);
+      if (rec) maxInto(this.lastResponse, rec);
+    } else {
+      const id = m.str('id');
+      const requestId = f.str('requestId');
+      const rec = this.record(this.usage, id, requestId, model, usage, ms, line);
+      this.lastResponse = id && requestId ? rec : undefined;
+    }
     if (!apiError) this.substantive = true;
     if (!forStatus) return;
     const blocks = this.blocks(m);
     const lastBlock = blocks[blocks.length - 1];
     if (apiError) {
-      const facts = this.setLast('api-error', timestamp, line);
+      const facts = this.setLast('api-error', ms, timestamp, line);
       const text = blocks.find((b) => b.text !== undefined)?.text;
       if (text) facts.detail = cleanTitle(text);
       return;
     }
-    const stop = m.str('stop_reason');
+    const stop = m.strMemo('stop_reason', this.stops);
     if (lastBlock?.type === 'tool_use') {
-      const facts = this.setLast('tool-call', timestamp, line);
+      const facts = this.setLast('tool-call', ms, timestamp, line);
       if (lastBlock.name) facts.detail = lastBlock.name;
     } else if (lastBlock?.type === 'text') {
       const ended = stop !== undefined && TURN_END_STOPS.has(stop);
-      const facts = this.setLast(ended ? 'turn-end' : 'assistant-text', timestamp, line);
+      const facts = this.setLast(ended ? 'turn-end' : 'assistant-text', ms, timestamp, line);
       facts.asksUser = asksUser(lastBlock.text);
     } else {
-      this.setLast('assistant-progress', timestamp, line);
+      this.setLast('assistant-progress', ms, timestamp, line);
     }
   }
 
@@ -272,11 +325,11 @@ export class ClaudeCodeScanner extends JsonlScanner {
       const s = ranges[i]!;
       const e = ranges[i + 1]!;
       if (!skimObject(this.buf, s, e, b, 'type')) continue;
-      const type = b.str('type');
+      const type = b.strMemo('type', this.blockTypes);
       if (type === 'tool_use') {
         skimObject(this.buf, s, e, b, 'name');
         const id = b.str('id');
-        const name = b.str('name') ?? 'tool';
+        const name = b.strMemo('name', this.toolNames) ?? 'tool';
         if (id) this.pendingTools.set(id, name);
         out.push({ type, name });
       } else if (type === 'text' && i === ranges.length - 2) {
@@ -291,23 +344,44 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private skimUsage(m: Fields): Json | undefined {
     const r = m.range('usage');
     const u = this.usageFields;
+    const n = this.usageNumbers;
     if (!r || this.buf[r[0]] !== 0x7b || !skimObject(this.buf, r[0], r[1], u)) {
       return m.parse('usage') as Json | undefined;
     }
-    const usage: Json = {
-      input_tokens: u.num('input_tokens'),
-      output_tokens: u.num('output_tokens'),
-      cache_read_input_tokens: u.num('cache_read_input_tokens'),
-      cache_creation_input_tokens: u.num('cache_creation_input_tokens'),
-    };
     // A malformed number: let JSON.parse throw, so the line is reported.
-    if (Object.values(usage).some((v) => Number.isNaN(v))) return m.parse('usage') as Json;
+    if (!u.numbers(USAGE_KEYS, n)) return m.parse('usage') as Json;
+    const usage: Json = {
+      input_tokens: n[0],
+      output_tokens: n[1],
+      cache_read_input_tokens: n[2],
+      cache_creation_input_tokens: n[3],
+    };
     const c = u.range('cache_creation');
     const cf = this.creationFields;
     if (c && this.buf[c[0]] === 0x7b && skimObject(this.buf, c[0], c[1], cf)) {
       usage.cache_creation = { ephemeral_1h_input_tokens: cf.num('ephemeral_1h_input_tokens') };
     }
     return usage;
+  }
+
+  /** One line's usage as a record (undefined when the line has no usage object). */
+  private usageRecord(modelName: unknown, usage: unknown, ms: number): UsageRecord | undefined {
+    if (!usage || typeof usage !== 'object') return undefined;
+    const u = usage as Json;
+    const creation = u.cache_creation as Json | null | undefined;
+    const model =
+      typeof modelName === 'string' && modelName && modelName !== SYNTHETIC ? modelName : undefined;
+    return {
+      model,
+      ms,
+      input: count(u.input_tokens),
+      output: count(u.output_tokens),
+      cacheRead: count(u.cache_read_input_tokens),
+      cacheWrite: count(u.cache_creation_input_tokens),
+      cacheWrite1h:
+        creation && typeof creation === 'object' ? count(creation.ephemeral_1h_input_tokens) : 0,
+      reasoning: 0,
+    };
   }
 
   /** Adds one line's usage to `map` with the per-field maximum per response key. */
@@ -320,22 +394,8 @@ export class ClaudeCodeScanner extends JsonlScanner {
     ms: number,
     line: number,
   ): UsageRecord | undefined {
-    if (!usage || typeof usage !== 'object') return undefined;
-    const u = usage as Json;
-    const creation = u.cache_creation as Json | null | undefined;
-    const model =
-      typeof modelName === 'string' && modelName && modelName !== SYNTHETIC ? modelName : undefined;
-    const rec: UsageRecord = {
-      model,
-      ms,
-      input: count(u.input_tokens),
-      output: count(u.output_tokens),
-      cacheRead: count(u.cache_read_input_tokens),
-      cacheWrite: count(u.cache_creation_input_tokens),
-      cacheWrite1h:
-        creation && typeof creation === 'object' ? count(creation.ephemeral_1h_input_tokens) : 0,
-      reasoning: 0,
-    };
+    const rec = this.usageRecord(modelName, usage, ms);
+    if (!rec) return undefined;
     const id = typeof messageId === 'string' && messageId ? messageId : undefined;
     let key: string;
     if (id) key = typeof requestId === 'string' && requestId ? `${id}:${requestId}` : id;
@@ -347,16 +407,11 @@ export class ClaudeCodeScanner extends JsonlScanner {
     }
     const prev = map.get(key);
     if (prev) {
-      prev.input = Math.max(prev.input, rec.input);
-      prev.output = Math.max(prev.output, rec.output);
-      prev.cacheRead = Math.max(prev.cacheRead, rec.cacheRead);
-      prev.cacheWrite = Math.max(prev.cacheWrite, rec.cacheWrite);
-      prev.cacheWrite1h = Math.max(prev.cacheWrite1h, rec.cacheWrite1h);
-      prev.model ??= rec.model;
-      if (!Number.isFinite(prev.ms)) prev.ms = rec.ms;
+      maxInto(prev, rec);
       return prev;
     }
     map.set(key, rec);
+    const model = rec.model;
     if (model && map === this.usage) {
       const n = this.modelCounts.get(model);
       if (n === undefined) this.modelOrder.push(model);
@@ -365,15 +420,21 @@ export class ClaudeCodeScanner extends JsonlScanner {
     return rec;
   }
 
-  private user(f: Fields, line: number, timestamp: string | undefined, forStatus: boolean): void {
+  private user(
+    f: Fields,
+    line: number,
+    ms: number,
+    timestamp: string | undefined,
+    forStatus: boolean,
+  ): void {
     const r = f.range('message');
     if (!r) return;
-    // Fast path: tool results are most of the bytes; never build their strings.
-    if (hasKeyPattern(this.buf, r[0], r[1], TOOL_RESULT_TYPE)) {
-      const ids = stringValuesOf(this.buf, r[0], r[1], TOOL_USE_ID);
-      const isError = hasKeyPattern(this.buf, r[0], r[1], IS_ERROR_TRUE);
+    // Fast path: tool results are most of the bytes; their content is never decoded. The
+    // content blocks were found with the line's skim; each is skimmed for its fields.
+    if (this.toolResultBlocks()) {
+      const ids = this.resultIds;
       this.linkFromToolUseResult(f, ids[0]);
-      if (forStatus) this.toolResults(ids, isError, timestamp, line);
+      if (forStatus) this.toolResults(ids, this.resultError, ms, timestamp, line);
       return;
     }
     const msg = f.parse('message') as Json | null | undefined;
@@ -387,6 +448,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
           this.toolResults(
             ids as string[],
             results.some((b) => b.is_error === true),
+            ms,
             timestamp,
             line,
           );
@@ -402,24 +464,48 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (!forStatus) return;
     if (text.startsWith('[Request interrupted')) {
       this.pendingTools.clear();
-      this.setLast('interrupted', timestamp, line);
+      this.setLast('interrupted', ms, timestamp, line);
       return;
     }
     this.substantive = true;
     // A new prompt abandons whatever tool calls were still open.
     this.pendingTools.clear();
-    this.setLast('user-prompt', timestamp, line);
+    this.setLast('user-prompt', ms, timestamp, line);
     if (!this.title && text) this.title = cleanTitle(text);
+  }
+
+  /**
+   * Whether the skimmed message's content has tool_result blocks; their tool_use_ids go to
+   * resultIds and any is_error to resultError.
+   */
+  private toolResultBlocks(): boolean {
+    const ranges = this.contentRanges;
+    if (!this.msg.ok || ranges.length === 0) return false;
+    const b = this.block;
+    const ids = this.resultIds;
+    ids.length = 0;
+    let found = false;
+    this.resultError = false;
+    for (let i = 0; i < ranges.length; i += 2) {
+      if (!skimObject(this.buf, ranges[i]!, ranges[i + 1]!, b)) continue;
+      if (b.strMemo('type', this.blockTypes) !== 'tool_result') continue;
+      found = true;
+      const id = b.str('tool_use_id');
+      if (id) ids.push(id);
+      if (b.bool('is_error')) this.resultError = true;
+    }
+    return found;
   }
 
   private toolResults(
     ids: string[],
     isError: boolean,
+    ms: number,
     timestamp: string | undefined,
     line: number,
   ): void {
     for (const id of ids) this.pendingTools.delete(id);
-    const facts = this.setLast('tool-result', timestamp, line);
+    const facts = this.setLast('tool-result', ms, timestamp, line);
     if (isError) facts.isError = true;
   }
 
@@ -470,10 +556,10 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (rec && agentId) rec.agentId ??= agentId;
   }
 
-  private system(f: Fields, line: number, timestamp: string | undefined): void {
+  private system(f: Fields, line: number, ms: number, timestamp: string | undefined): void {
     const subtype = f.str('subtype');
     if (subtype === 'api_error' || f.str('level') === 'error') {
-      const facts = this.setLast('api-error', timestamp, line);
+      const facts = this.setLast('api-error', ms, timestamp, line);
       facts.detail = subtype ?? 'error';
       if (f.has('retryInMs') || f.has('retryAttempt')) facts.retrying = true;
       return;
@@ -517,8 +603,12 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (this.gitBranch) s.gitBranch = this.gitBranch;
     if (this.version) s.version = this.version;
     if (mainModel) s.mainModel = mainModel;
-    if (this.firstTimestamp) s.firstTimestamp = this.firstTimestamp;
-    if (this.lastTimestamp) s.lastTimestamp = this.lastTimestamp;
+    const first = timeText(this.firstMs, this.firstText);
+    if (first) s.firstTimestamp = first;
+    const last = timeText(this.lastMs, this.lastText);
+    if (last) s.lastTimestamp = last;
+    const entry = timeText(this.lastEntryMs, this.lastEntryText);
+    if (entry) s.last.timestamp = entry;
     // Label order: /rename title, first prompt, then generated titles.
     const title = this.customTitle ?? this.title;
     if (title) s.title = title;
@@ -526,4 +616,20 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (fallback) s.summaryTitle = fallback;
     return s;
   }
+}
+
+/** A timestamp's text: as written when kept, else rebuilt from the ms of a canonical one. */
+function timeText(ms: number, text: string | undefined): string | undefined {
+  return text ?? (Number.isFinite(ms) ? new Date(ms).toISOString() : undefined);
+}
+
+/** Another line of the same response: the maximum of each count (see the file comment). */
+function maxInto(prev: UsageRecord, rec: UsageRecord): void {
+  prev.input = Math.max(prev.input, rec.input);
+  prev.output = Math.max(prev.output, rec.output);
+  prev.cacheRead = Math.max(prev.cacheRead, rec.cacheRead);
+  prev.cacheWrite = Math.max(prev.cacheWrite, rec.cacheWrite);
+  prev.cacheWrite1h = Math.max(prev.cacheWrite1h, rec.cacheWrite1h);
+  prev.model ??= rec.model;
+  if (!Number.isFinite(prev.ms)) prev.ms = rec.ms;
 }

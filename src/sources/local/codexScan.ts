@@ -7,7 +7,7 @@
  * starts a new series), never a sum of `last_token_usage`. Reasoning items and tool
  * output are never parsed: only their type and call id are read from the raw bytes.
  */
-import { Fields } from './jsonSkim.ts';
+import { Fields, StringMemo, hasKeyPattern, skimObject } from './jsonSkim.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
 import { asksUser, cleanTitle, count, firstText, repositoryFromRemote } from './text.ts';
 import type { FileSummary, LastEntryFacts, LastEntryKind, UsageRecord } from './types.ts';
@@ -29,6 +29,11 @@ const APPROVAL_EVENTS = new Set([
   'request_permissions',
   'elicitation_request',
 ]);
+/** What a call's arguments hold when it asks to leave the sandbox (escaped inside a string). */
+const ESCALATION_MARKERS = [
+  Buffer.from('with_escalated_permissions'),
+  Buffer.from('require_escalated'),
+];
 /** User-role texts the CLI injects (instructions, environment), not prompts. */
 const INJECTED_PREFIXES = ['<', '# AGENTS.md instructions'];
 
@@ -61,12 +66,18 @@ export class CodexScanner extends JsonlScanner {
   private sawTokenCount = false;
   /** Pre-Sept-2025 format (no envelope): no token counts to expect. */
   private legacy = false;
-  private lastTokenPayload: Buffer | undefined;
   /** Calls without output: call_id → name and whether it asks for escalation. */
   private readonly pendingCalls = new Map<string, { name: string; escalation: boolean }>();
   private last: LastEntryFacts = { kind: 'none', pendingTools: [] };
   private substantive = false;
   private readonly inner = new Fields();
+  private readonly info = new Fields();
+  private readonly total = new Fields();
+  /** The last token_count payload's bytes (a reused buffer) and their length. */
+  private lastTokenPayload = Buffer.alloc(0);
+  private lastTokenLength = -1;
+  private readonly types = new StringMemo();
+  private readonly itemTypes = new StringMemo();
 
   constructor(path: string, sessionId?: string) {
     super(path);
@@ -82,7 +93,7 @@ export class CodexScanner extends JsonlScanner {
     const timestamp = f.str('timestamp');
     const ms = timestamp ? Date.parse(timestamp) : NaN;
     this.stamp(timestamp, ms);
-    const type = f.str('type');
+    const type = f.strMemo('type', this.types);
     switch (type) {
       case 'session_meta':
         this.sessionMeta(f.parse('payload') as Json | null);
@@ -185,7 +196,7 @@ export class CodexScanner extends JsonlScanner {
   }
 
   private responseItem(p: Fields, line: number, timestamp: string | undefined): void {
-    const type = p.str('type');
+    const type = p.strMemo('type', this.itemTypes);
     if (type === 'reasoning' || type === 'web_search_call') {
       this.setLast('assistant-progress', timestamp, line);
       return;
@@ -197,17 +208,21 @@ export class CodexScanner extends JsonlScanner {
       return;
     }
     if (type !== 'message' && !(type !== undefined && CALL_TYPES.has(type))) return;
-    const item = p.parseAll() as Json;
     if (type === 'message') {
-      const text = firstText(item.content);
-      if (item.role === 'user') this.userText(text, timestamp, line);
-      else if (item.role === 'assistant') this.assistantText(text, timestamp, line);
+      const role = p.str('role');
+      if (role !== 'user' && role !== 'assistant') return;
+      const text = firstText(p.parse('content'));
+      if (role === 'user') this.userText(text, timestamp, line);
+      else this.assistantText(text, timestamp, line);
       return;
     }
-    const id =
-      typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : '';
-    const name = typeof item.name === 'string' ? item.name : type!;
-    this.pendingCalls.set(id || `line-${line}`, { name, escalation: asksEscalation(item) });
+    const id = p.str('call_id') || p.str('id') || '';
+    const name = p.str('name') ?? type!;
+    // The arguments are parsed only when they may ask for escalation (most calls do not).
+    const escalation =
+      ESCALATION_MARKERS.some((m) => hasKeyPattern(p.buf, p.start, p.end, m)) &&
+      asksEscalation(p.parseAll() as Json);
+    this.pendingCalls.set(id || `line-${line}`, { name, escalation });
     this.substantive = true;
     this.setLast('tool-call', timestamp, line).detail = name;
   }
@@ -236,11 +251,11 @@ export class CodexScanner extends JsonlScanner {
   }
 
   private event(p: Fields, line: number, timestamp: string | undefined, ms: number): void {
-    const type = p.str('type');
+    const type = p.strMemo('type', this.itemTypes);
     switch (type) {
       case 'token_count':
         // 0.9x writes each token_count twice in a row: the copy needs no parsing.
-        if (!this.sameAsLastTokenCount(p)) this.tokens((p.parseAll() as Json).info, ms, line);
+        if (!this.sameAsLastTokenCount(p)) this.tokens(p, ms, line);
         // The request that produced a final message is complete: the turn ended.
         if (this.last.kind === 'assistant-text') this.last.kind = 'turn-end';
         return;
@@ -283,26 +298,25 @@ export class CodexScanner extends JsonlScanner {
   }
 
   private sameAsLastTokenCount(p: Fields): boolean {
-    const prev = this.lastTokenPayload;
     const n = p.end - p.start;
-    const same =
-      prev !== undefined && prev.length === n && p.buf.compare(prev, 0, n, p.start, p.end) === 0;
-    if (!same) this.lastTokenPayload = Buffer.from(p.buf.subarray(p.start, p.end));
-    return same;
+    if (
+      n === this.lastTokenLength &&
+      p.buf.compare(this.lastTokenPayload, 0, n, p.start, p.end) === 0
+    ) {
+      return true;
+    }
+    if (this.lastTokenPayload.length < n) this.lastTokenPayload = Buffer.alloc(Math.max(n, 1024));
+    p.buf.copy(this.lastTokenPayload, 0, p.start, p.end);
+    this.lastTokenLength = n;
+    return false;
   }
 
-  private tokens(info: unknown, ms: number, line: number): void {
+  /** A token_count payload: its `info.total_token_usage` read by skimming, not parsing. */
+  private tokens(p: Fields, ms: number, line: number): void {
+    const cur = this.totalOf(p);
     // `info: null` is the first token_count of a session (rate limits only).
-    if (!info || typeof info !== 'object') return;
-    const t = (info as Json).total_token_usage as Json | null | undefined;
-    if (!t || typeof t !== 'object') return;
+    if (!cur) return;
     this.sawTokenCount = true;
-    const cur: Totals = {
-      input: count(t.input_tokens),
-      cached: count(t.cached_input_tokens),
-      output: count(t.output_tokens),
-      reasoning: count(t.reasoning_output_tokens),
-    };
     const prev = this.prevTotal;
     if (
       prev &&
@@ -346,6 +360,45 @@ export class CodexScanner extends JsonlScanner {
       reasoning: d.reasoning,
     });
     if (this.model) this.modelCounts.set(this.model, (this.modelCounts.get(this.model) ?? 0) + 1);
+  }
+
+  /** info.total_token_usage of a token_count payload; undefined when there is none. */
+  private totalOf(p: Fields): Totals | undefined {
+    const buf = p.buf;
+    const i = p.range('info');
+    if (!i || buf[i[0]] !== 0x7b || !skimObject(buf, i[0], i[1], this.info)) {
+      return this.parsedTotal(p);
+    }
+    const r = this.info.range('total_token_usage');
+    if (!r || buf[r[0]] !== 0x7b) return this.parsedTotal(p);
+    const t = this.total;
+    if (!skimObject(buf, r[0], r[1], t)) return this.parsedTotal(p);
+    const input = t.num('input_tokens');
+    const cached = t.num('cached_input_tokens');
+    const output = t.num('output_tokens');
+    const reasoning = t.num('reasoning_output_tokens');
+    // A malformed number: the parse below throws and the line is reported.
+    if ([input, cached, output, reasoning].some((v) => Number.isNaN(v))) return this.parsedTotal(p);
+    return {
+      input: count(input),
+      cached: count(cached),
+      output: count(output),
+      reasoning: count(reasoning),
+    };
+  }
+
+  /** The same through JSON.parse, for any other shape (null, strings, bad JSON). */
+  private parsedTotal(p: Fields): Totals | undefined {
+    const info = (p.parseAll() as Json).info;
+    if (!info || typeof info !== 'object') return undefined;
+    const t = (info as Json).total_token_usage as Json | null | undefined;
+    if (!t || typeof t !== 'object') return undefined;
+    return {
+      input: count(t.input_tokens),
+      cached: count(t.cached_input_tokens),
+      output: count(t.output_tokens),
+      reasoning: count(t.reasoning_output_tokens),
+    };
   }
 
   summary(): FileSummary {

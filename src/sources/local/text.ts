@@ -23,9 +23,12 @@ export function wellFormed(text: string): string {
  */
 export function asksUser(text: string | undefined): boolean {
   if (!text) return false;
-  const end = text.replace(/[\s*_`)"'»]+$/u, '');
-  return end.endsWith('?') || end.endsWith('？');
+  // From the end (a regex anchored at $ would try every run of spaces in a long text).
+  let i = text.length - 1;
+  while (i >= 0 && TRAILING.test(text[i]!)) i--;
+  return i >= 0 && (text[i] === '?' || text[i] === '？');
 }
+const TRAILING = /[\s*_`)"'»]/;
 
 /** A non-negative finite number, else 0 (usage fields can be null, strings, negative). */
 export function count(value: unknown): number {
