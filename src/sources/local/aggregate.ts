@@ -140,12 +140,21 @@ function assignUsage(sessions: LocalSession[]): void {
           (Number.isFinite(b.file.firstMs) ? b.file.firstMs : Infinity) ||
         (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
     );
-  const owned = new Map<string, { rec: UsageRecord; session: LocalSession }>();
+  // A record is copied only when a second one merges into it: the files' own records
+  // belong to the scan cache and are reused by the next refresh.
+  const owned = new Map<string, { rec: UsageRecord; session: LocalSession; own: boolean }>();
+  const merge = (o: { rec: UsageRecord; own: boolean }, r: UsageRecord) => {
+    if (!o.own) {
+      o.rec = { ...o.rec };
+      o.own = true;
+    }
+    maxInto(o.rec, r);
+  };
   for (const s of claude) {
     for (const [key, r] of s.file.usage) {
       const o = owned.get(key);
-      if (o) maxInto(o.rec, r);
-      else owned.set(key, { rec: { ...r }, session: s });
+      if (o) merge(o, r);
+      else owned.set(key, { rec: r, session: s, own: false });
     }
   }
   // Subagent rows by (parent path, agentId), for copies whose subagent file lacks them.
@@ -158,10 +167,10 @@ function assignUsage(sessions: LocalSession[]): void {
   for (const s of claude) {
     for (const [key, r] of s.file.copies) {
       const o = owned.get(key);
-      if (o) maxInto(o.rec, r);
+      if (o) merge(o, r);
       else {
         const owner = (r.agentId && subagentOf.get(`${s.path}\n${r.agentId}`)) || s;
-        owned.set(key, { rec: { ...r }, session: owner });
+        owned.set(key, { rec: r, session: owner, own: false });
       }
     }
   }

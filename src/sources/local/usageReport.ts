@@ -6,7 +6,7 @@
 import type { LocalSession } from './aggregate.ts';
 import { LocalIndex, type LocalIndexOptions, type LocalSnapshot } from './localIndex.ts';
 import type { Pricing } from './pricing.ts';
-import type { LocalProblem } from './types.ts';
+import type { LocalProblem, UsageRecord } from './types.ts';
 
 export interface UsageTotals {
   inputTokens: number;
@@ -122,6 +122,31 @@ export function utcDay(ms: number): string {
   return day;
 }
 
+/** Adds one response to a bucket (`index`: its session, counted once per bucket). */
+function add(b: Bucket, r: UsageRecord, cost: number | undefined, index: number): void {
+  const t = b.totals;
+  t.inputTokens += r.input;
+  t.outputTokens += r.output;
+  t.cacheReadTokens += r.cacheRead;
+  t.cacheWriteTokens += r.cacheWrite;
+  t.reasoningTokens += r.reasoning;
+  t.responses++;
+  if (b.lastSession !== index) {
+    b.lastSession = index;
+    t.sessions++;
+  }
+  if (cost === undefined) {
+    t.cost = undefined;
+    if (b.lastUnpricedSession !== index) {
+      b.lastUnpricedSession = index;
+      t.unpricedSessions++;
+    }
+  } else {
+    t.knownCost += cost;
+    if (t.cost !== undefined) t.cost += cost;
+  }
+}
+
 /** Totals of a snapshot's sessions. */
 export function buildUsageReport(
   snapshot: LocalSnapshot,
@@ -166,46 +191,45 @@ export function buildUsageReport(
 
   /** Adds the session's responses in the window; false when it had none there. */
   function addSession(s: LocalSession, index: number): boolean {
-    const project = s.project ?? 'unknown';
+    // Made on the first response in the window (a bucket exists only with responses).
+    let project: Bucket | undefined;
+    let harness: Bucket | undefined;
     let counted = false;
+    // A session's responses mostly share a day and a model: their buckets are looked up
+    // again only when one of them changes.
+    let lastMs: number | undefined;
+    let day = '';
+    let bucketsDay: string | undefined;
+    let bucketsModel: string | undefined;
+    let dayBucket: Bucket | undefined;
+    let modelBucket: Bucket | undefined;
+    let dayModelBucket: Bucket | undefined;
     for (const r of s.records) {
-      const day = dayOf(r.ms);
+      if (r.ms !== lastMs) {
+        day = dayOf(r.ms);
+        lastMs = r.ms;
+      }
       // 'unknown' sorts after every date: test it apart.
       if (since && (day === 'unknown' || day < since)) continue;
       counted = true;
       const cost = pricing.costOf(r);
       const model = r.model ?? 'unknown';
       if (cost === undefined) unpriced.add(model);
-      for (const b of [
-        total,
-        bucket(byDay, day),
-        bucket(byModel, model),
-        bucket(modelsOfDay(day), model),
-        bucket(byProject, project),
-        bucket(byHarness, s.harness),
-      ]) {
-        const t = b.totals;
-        t.inputTokens += r.input;
-        t.outputTokens += r.output;
-        t.cacheReadTokens += r.cacheRead;
-        t.cacheWriteTokens += r.cacheWrite;
-        t.reasoningTokens += r.reasoning;
-        t.responses++;
-        if (b.lastSession !== index) {
-          b.lastSession = index;
-          t.sessions++;
-        }
-        if (cost === undefined) {
-          t.cost = undefined;
-          if (b.lastUnpricedSession !== index) {
-            b.lastUnpricedSession = index;
-            t.unpricedSessions++;
-          }
-        } else {
-          t.knownCost += cost;
-          if (t.cost !== undefined) t.cost += cost;
-        }
+      if (day !== bucketsDay || model !== bucketsModel || !dayModelBucket) {
+        if (day !== bucketsDay || !dayBucket) dayBucket = bucket(byDay, day);
+        if (model !== bucketsModel || !modelBucket) modelBucket = bucket(byModel, model);
+        dayModelBucket = bucket(modelsOfDay(day), model);
+        bucketsDay = day;
+        bucketsModel = model;
       }
+      add(total, r, cost, index);
+      add(dayBucket!, r, cost, index);
+      add(modelBucket!, r, cost, index);
+      add(dayModelBucket, r, cost, index);
+      project ??= bucket(byProject, s.project ?? 'unknown');
+      harness ??= bucket(byHarness, s.harness);
+      add(project, r, cost, index);
+      add(harness, r, cost, index);
     }
     return counted;
   }

@@ -105,7 +105,7 @@ describe('parallel cold scan', () => {
       file('d', 10, 600),
       file('e', 5, 600),
     ];
-    const { main, workers } = splitForThreads(files, 1, now);
+    const { main, workers } = splitForThreads(files, 1, now, 0);
     // big 50 → here; b 30, c 25 → worker (55); d 10 → here (60); e 5 → worker (60); live → here.
     assert.deepEqual(
       main.map((f) => f.path),
@@ -114,6 +114,18 @@ describe('parallel cold scan', () => {
     assert.deepEqual(
       workers[0]!.map((f) => f.path),
       ['b', 'c', 'e'],
+    );
+    // A worker's start-up counts as bytes of its share, at most an eighth of the total
+    // here (121 / 8 ≈ 15 MB of the 20 asked): it gets less.
+    const headStart = splitForThreads(files, 1, now, 20 << 20);
+    // big 50 → here; b 30 → worker (15 + 30); c 25 → worker (70); d 10, e 5 → here (65).
+    assert.deepEqual(
+      headStart.main.map((f) => f.path),
+      ['big', 'd', 'e', 'live'],
+    );
+    assert.deepEqual(
+      headStart.workers[0]!.map((f) => f.path),
+      ['b', 'c'],
     );
   });
 });
