@@ -107,7 +107,15 @@ export class LocalIndex {
   }
 
   private async run(): Promise<LocalSnapshot> {
-    const discovery = (await this.restatChanged()) ?? (await discoverLocalFiles(this.options));
+    // A first scan's workers start while the folders are listed.
+    this.cache.startWorkers();
+    let discovery: Awaited<ReturnType<typeof discoverLocalFiles>>;
+    try {
+      discovery = (await this.restatChanged()) ?? (await discoverLocalFiles(this.options));
+    } catch (error) {
+      this.cache.stopWorkers();
+      throw error;
+    }
     this.discoveryProblems = discovery.problems;
     const summaries = await this.cache.scanAll(discovery.files);
     const metas = new Map<string, SubagentMeta>();

@@ -1,11 +1,14 @@
 /**
  * A cold scan split over threads: a machine with two or more cores reads the transcript
- * files of a first scan in parallel, the main thread taking one share and worker threads
- * (scanWorker.ts, each with its own ScanCache) the others. Workers return each file's
- * summary and what the cache needs to recognise the file next time, but not the parser
- * state, which stays in the worker: a file scanned there is read in full again on its
- * first append. That is why the files most likely to grow (written recently) and the
- * largest ones stay on the main thread.
+ * files of a first scan in parallel. The files most likely to grow (written recently) and
+ * the largest one stay on the main thread, whose parser state later appends continue
+ * from; the rest wait in one queue, largest first, that the main thread and the worker
+ * threads (scanWorker.ts, each with its own ScanCache) take from until it is empty. A
+ * fixed split would leave one thread idle at the end (bytes cost different amounts of
+ * work, and a worker starts late); with the queue the threads finish within one small
+ * file of each other. Workers return each file's summary and what the cache needs to
+ * recognise the file next time, but not the parser state: a file scanned there is read
+ * in full again on its first append.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -24,73 +27,151 @@ export interface ScannedElsewhere {
   tail: Uint8Array;
 }
 
-export interface WorkerResult {
-  files: ScannedElsewhere[];
-  bytesRead: number;
-}
+/** Main thread → worker. */
+export type ToWorker = { type: 'scan'; files: DiscoveredFile[] } | { type: 'stop' };
+/** Worker → main thread: ready for files, or the results of the last batch (and ready). */
+export type FromWorker =
+  { type: 'ready' } | { type: 'scanned'; files: ScannedElsewhere[]; bytesRead: number };
 
 /** Below this many bytes to read from scratch, starting a worker costs more than it saves. */
 export const PARALLEL_MIN_BYTES = 24 << 20;
 /** Files written this recently are likely to grow: their parser state should stay here. */
 const RECENT_MS = 15 * 60_000;
+/** A worker takes files from the queue in batches of about this many bytes. */
+const BATCH_BYTES = 4 << 20;
 
 /** Worker threads to use besides the main thread (none on one core; at most 3). */
 export function workerCount(): number {
   return Math.max(0, Math.min(3, availableParallelism() - 1));
 }
 
-/**
- * What the main thread reads while a worker starts (measured: a worker begins about
- * 100 ms later, at 80 MB/s or so while both run): counted in each worker's share so that
- * the threads finish together. At most a quarter of an even share.
- */
-export const WORKER_START_BYTES = 8 << 20;
+/** Files still to scan, largest first, taken by every thread until none is left. */
+export class ScanQueue {
+  private readonly files: DiscoveredFile[];
+  private next = 0;
+
+  constructor(files: readonly DiscoveredFile[]) {
+    this.files = [...files].sort((a, b) => b.size - a.size);
+  }
+
+  /** The next file, or undefined when the queue is empty. */
+  take(): DiscoveredFile | undefined {
+    return this.files[this.next++];
+  }
+
+  /** Files adding up to about `bytes` (at least one while any is left). */
+  takeBatch(bytes = BATCH_BYTES): DiscoveredFile[] {
+    const batch: DiscoveredFile[] = [];
+    let total = 0;
+    while (this.next < this.files.length && (batch.length === 0 || total < bytes)) {
+      const f = this.files[this.next++]!;
+      batch.push(f);
+      total += f.size;
+    }
+    return batch;
+  }
+}
 
 /**
- * Shares of `files` for the main thread and `workers` workers, balanced by bytes: the
- * largest file and recently written ones go to the main thread, the rest by size
- * (largest first) to whichever share is smallest, a worker's counting its start-up.
+ * The split of a cold scan: files this thread scans itself (the largest, and any written
+ * in the last 15 minutes) and the queue of the others, which every thread takes from.
  */
 export function splitForThreads(
   files: readonly DiscoveredFile[],
-  workers: number,
   now: number,
-  workerStartBytes = WORKER_START_BYTES,
-): { main: DiscoveredFile[]; workers: DiscoveredFile[][] } {
-  // Never more than a small part of a share (a small scan still gets split).
-  const total = files.reduce((n, f) => n + f.size, 0);
-  const headStart = Math.min(workerStartBytes, total / (4 * (workers + 1)));
-  const bins = Array.from({ length: workers + 1 }, (_, i) => ({
-    bytes: i === 0 ? 0 : headStart,
-    files: [] as DiscoveredFile[],
-  }));
-  const sorted = [...files].sort((a, b) => b.size - a.size);
-  sorted.forEach((file, i) => {
-    const keep = i === 0 || now - file.mtimeMs < RECENT_MS;
-    const bin = keep ? bins[0]! : bins.reduce((a, b) => (b.bytes < a.bytes ? b : a));
-    bin.bytes += file.size;
-    bin.files.push(file);
-  });
-  return { main: bins[0]!.files, workers: bins.slice(1).map((b) => b.files) };
+): { here: DiscoveredFile[]; queue: ScanQueue } {
+  let largest: DiscoveredFile | undefined;
+  for (const f of files) if (!largest || f.size > largest.size) largest = f;
+  const here = files.filter((f) => f === largest || now - f.mtimeMs < RECENT_MS);
+  return { here, queue: new ScanQueue(files.filter((f) => !here.includes(f))) };
 }
 
-/** Scans `files` in a worker running `script`; rejects if the worker fails. */
-export function scanInWorker(script: string | URL, files: DiscoveredFile[]): Promise<WorkerResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(script, { workerData: { files } });
-    let settled = false;
-    worker.once('message', (result: WorkerResult) => {
-      settled = true;
-      resolve(result);
-      void worker.terminate();
+/**
+ * A scan worker thread: started ahead of time (while the folders are being listed, say),
+ * then given a queue to take batches from until it is empty. It starts, scans and stops
+ * on its own: `stop` is only for a worker that ends up not needed.
+ */
+export class ScanWorker {
+  private readonly worker: Worker;
+  private ready = false;
+  private done = false;
+  private failure: Error | undefined;
+  private job:
+    | {
+        queue: ScanQueue;
+        onScanned: (files: ScannedElsewhere[], bytesRead: number) => void;
+        resolve: () => void;
+        reject: (error: Error) => void;
+        /** Batches sent and not answered: two, so the next one is at hand while this
+         * thread is busy and cannot answer at once. */
+        inFlight: number;
+      }
+    | undefined;
+
+  constructor(script: string | URL) {
+    this.worker = new Worker(script);
+    this.worker.on('message', (message: FromWorker) => this.onMessage(message));
+    this.worker.once('error', (error) => this.fail(error));
+    this.worker.once('exit', (code) =>
+      this.fail(new Error(`the scan worker exited with code ${code}`)),
+    );
+  }
+
+  /**
+   * Takes batches from `queue` until it is empty, handing each batch's results to
+   * `onScanned`. Rejects if the worker fails; files it had taken and not returned are
+   * then simply not scanned yet (the caller scans what is missing).
+   */
+  run(
+    queue: ScanQueue,
+    onScanned: (files: ScannedElsewhere[], bytesRead: number) => void,
+  ): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.job = { queue, onScanned, resolve, reject, inFlight: 0 };
+      if (this.ready) this.feed();
     });
-    worker.once('error', (error) => {
-      if (!settled) reject(error);
-      settled = true;
-    });
-    worker.once('exit', (code) => {
-      if (!settled) reject(new Error(`the scan worker exited with code ${code}`));
-      settled = true;
-    });
-  });
+  }
+
+  /** Ends a worker that was not given work (or whose work is over). */
+  stop(): void {
+    if (this.done) return;
+    this.done = true;
+    void this.worker.terminate();
+  }
+
+  private onMessage(message: FromWorker): void {
+    if (message.type === 'ready') this.ready = true;
+    const job = this.job;
+    if (!job) return;
+    if (message.type === 'scanned') {
+      job.inFlight--;
+      job.onScanned(message.files, message.bytesRead);
+    }
+    this.feed();
+  }
+
+  private feed(): void {
+    const job = this.job!;
+    while (job.inFlight < 2) {
+      const files = job.queue.takeBatch();
+      if (files.length === 0) break;
+      this.worker.postMessage({ type: 'scan', files } satisfies ToWorker);
+      job.inFlight++;
+    }
+    if (job.inFlight > 0) return;
+    this.job = undefined;
+    this.done = true;
+    this.worker.postMessage({ type: 'stop' } satisfies ToWorker);
+    job.resolve();
+  }
+
+  private fail(error: Error): void {
+    if (this.done) return;
+    this.done = true;
+    this.failure = error;
+    const job = this.job;
+    this.job = undefined;
+    job?.reject(error);
+  }
 }

@@ -13,7 +13,7 @@ import { CodexScanner } from './codexScan.ts';
 import type { DiscoveredFile } from './discovery.ts';
 import {
   PARALLEL_MIN_BYTES,
-  scanInWorker,
+  ScanWorker,
   splitForThreads,
   workerCount,
   type ScannedElsewhere,
@@ -45,6 +45,11 @@ export interface ScanCacheOptions {
   workers?: number;
   /** Bytes of unknown files below which no worker is started (default PARALLEL_MIN_BYTES). */
   parallelMinBytes?: number;
+  /**
+   * Whether this thread also takes from the workers' queue once its own files are done
+   * (default true). Tests turn it off so that small scans still reach a worker.
+   */
+  helpWorkers?: boolean;
 }
 
 /** A subagent's optional `agent-<agentId>.meta.json`. */
@@ -97,6 +102,8 @@ export class ScanCache {
   >();
   private readonly buffers: Buffer[] = [];
   private readonly inflight = new Map<string, Promise<FileSummary>>();
+  /** Workers started by startWorkers and not yet given work. */
+  private readonly started: ScanWorker[] = [];
 
   /** Summaries of `files`, in order. Never throws for I/O: failures become problems. */
   async scanAll(files: readonly DiscoveredFile[], signal?: AbortSignal): Promise<FileSummary[]> {
@@ -115,9 +122,9 @@ export class ScanCache {
   }
 
   /**
-   * Starts workers for part of the files no entry knows yet, when there are enough bytes
-   * of them, and adopts what they return. Files of a failed worker are left to this
-   * thread (the scan is only slower).
+   * Starts workers for the files no entry knows yet, when there are enough bytes of them:
+   * this thread scans the ones it keeps and then takes from the same queue as the workers
+   * (parallelScan.ts). Files a failed worker did not return are left to scanAll.
    */
   private async scanColdInWorkers(
     files: readonly DiscoveredFile[],
@@ -125,26 +132,60 @@ export class ScanCache {
     const done = new Map<string, FileSummary>();
     const script = this.options.scanWorker;
     const workers = this.options.workers ?? workerCount();
-    if (!script || workers < 1) return done;
     const cold = files.filter((f) => !this.entries.has(f.path));
     const minBytes = this.options.parallelMinBytes ?? PARALLEL_MIN_BYTES;
-    if (cold.length < 2 || cold.reduce((n, f) => n + f.size, 0) < minBytes) return done;
-    const shares = splitForThreads(cold, workers, Date.now()).workers.filter((s) => s.length);
-    // This thread scans its own share meanwhile (through scanAll's normal path).
-    const mine = new Set(shares.flat().map((f) => f.path));
-    const own = cold.filter((f) => !mine.has(f.path));
-    const ownShare = mapLimited(own, CONCURRENCY, (f) => this.scan(f));
-    const results = await Promise.allSettled(shares.map((share) => scanInWorker(script, share)));
-    (await ownShare).forEach((summary, i) => done.set(own[i]!.path, summary));
-    for (const result of results) {
-      if (result.status !== 'fulfilled') continue;
-      this.stats.bytesRead += result.value.bytesRead;
-      for (const f of result.value.files) {
+    if (
+      !script ||
+      workers < 1 ||
+      cold.length < 2 ||
+      cold.reduce((n, f) => n + f.size, 0) < minBytes
+    ) {
+      this.stopWorkers();
+      return done;
+    }
+    const { here, queue } = splitForThreads(cold, Date.now());
+    const adopt = (scanned: ScannedElsewhere[], bytesRead: number) => {
+      this.stats.bytesRead += bytesRead;
+      for (const f of scanned) {
         this.adopt(f);
         done.set(f.path, f.summary);
       }
+    };
+    const started = this.takeStartedWorkers();
+    while (started.length < workers) started.push(new ScanWorker(script));
+    const running = started.map((w) => w.run(queue, adopt).catch(() => undefined));
+    const scanHere = async (f: DiscoveredFile) => done.set(f.path, await this.scan(f));
+    await mapLimited(here, CONCURRENCY, scanHere);
+    if (this.options.helpWorkers !== false) {
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          for (let f = queue.take(); f; f = queue.take()) await scanHere(f);
+        }),
+      );
     }
+    await Promise.all(running);
     return done;
+  }
+
+  /**
+   * Starts the scan workers of a first scan early, before the folders are listed (a
+   * worker takes ~100 ms to start). Does nothing once files are known: later scans read
+   * appends, for which no worker is started. The next scanAll uses or stops them.
+   */
+  startWorkers(): void {
+    const script = this.options.scanWorker;
+    const workers = this.options.workers ?? workerCount();
+    if (!script || this.entries.size > 0 || this.started.length > 0) return;
+    for (let i = 0; i < workers; i++) this.started.push(new ScanWorker(script));
+  }
+
+  /** Stops workers started early that no scan will use. */
+  stopWorkers(): void {
+    for (const w of this.takeStartedWorkers()) w.stop();
+  }
+
+  private takeStartedWorkers(): ScanWorker[] {
+    return this.started.splice(0);
   }
 
   /** What a worker learnt about a file, as an entry without parser state. */

@@ -1,21 +1,45 @@
 /**
- * Worker thread entry for parallel cold scans (parallelScan.ts): scans the files it is
- * given with its own ScanCache and posts each file's summary and cache key back.
+ * Worker thread entry for parallel cold scans (parallelScan.ts): says it is ready, scans
+ * each batch of files it is sent with its own ScanCache and posts every file's summary and
+ * cache key back, until the main thread says the queue is empty.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
+import { mapLimited } from '../../util/mapLimited.ts';
 import type { DiscoveredFile } from './discovery.ts';
-import type { WorkerResult } from './parallelScan.ts';
+import type { FromWorker, ToWorker } from './parallelScan.ts';
 import { ScanCache } from './scanCache.ts';
 
-async function main(): Promise<void> {
-  const files = (workerData as { files: DiscoveredFile[] }).files;
-  const cache = new ScanCache();
-  const summaries = await cache.scanAll(files);
-  const result: WorkerResult = {
-    files: files.map((f, i) => ({ ...cache.exportEntry(f.path)!, summary: summaries[i]! })),
-    bytesRead: cache.stats.bytesRead,
-  };
-  parentPort?.postMessage(result);
-}
+/** Files read at once, as on the main thread (see scanCache.ts). */
+const CONCURRENCY = 3;
 
-void main();
+const port = parentPort;
+if (port) {
+  const cache = new ScanCache();
+  // Batches arrive ahead of time (so this thread never waits for the next one) and are
+  // scanned one after another.
+  const batches: DiscoveredFile[][] = [];
+  let scanning = false;
+  const scanNext = async (): Promise<void> => {
+    scanning = true;
+    for (let files = batches.shift(); files; files = batches.shift()) {
+      const before = cache.stats.bytesRead;
+      const summaries = await mapLimited(files, CONCURRENCY, (f) => cache.scan(f));
+      const reply: FromWorker = {
+        type: 'scanned',
+        files: files.map((f, i) => ({ ...cache.exportEntry(f.path)!, summary: summaries[i]! })),
+        bytesRead: cache.stats.bytesRead - before,
+      };
+      port.postMessage(reply);
+    }
+    scanning = false;
+  };
+  port.on('message', (message: ToWorker) => {
+    if (message.type === 'stop') {
+      port.close();
+      return;
+    }
+    batches.push(message.files);
+    if (!scanning) void scanNext();
+  });
+  port.postMessage({ type: 'ready' } satisfies FromWorker);
+}

@@ -4,7 +4,7 @@
  * append (its parser state stayed in the worker), with correct totals.
  */
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -26,7 +26,12 @@ describe('parallel cold scan', () => {
         codexHome: corpus.codexDir,
       });
       const serial = new ScanCache();
-      const parallel = new ScanCache({ scanWorker: WORKER, workers: 2, parallelMinBytes: 0 });
+      const parallel = new ScanCache({
+        scanWorker: WORKER,
+        workers: 2,
+        parallelMinBytes: 0,
+        helpWorkers: false,
+      });
       const expected = await serial.scanAll(files);
       const got = await parallel.scanAll(files);
       assert.ok(parallel.stats.workerScans > 0, 'some files were read by workers');
@@ -64,7 +69,40 @@ describe('parallel cold scan', () => {
     }
   });
 
-  test('a worker that cannot start leaves its files to this thread', async () => {
+  test('workers started before the folders are listed are used, or stopped when not needed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'asi-parallel-'));
+    try {
+      const corpus = await writeLocalCorpus(dir, { claudeSessions: 4, codexSessions: 2 });
+      const { files } = await discoverLocalFiles({
+        claudeConfigDirs: [corpus.claudeDir],
+        codexHome: corpus.codexDir,
+      });
+      const expected = await new ScanCache().scanAll(files);
+
+      const early = new ScanCache({
+        scanWorker: WORKER,
+        workers: 1,
+        parallelMinBytes: 0,
+        helpWorkers: false,
+      });
+      early.startWorkers();
+      assert.deepEqual(await early.scanAll(files), expected);
+      assert.ok(early.stats.workerScans > 0, 'the early worker scanned');
+
+      // Too few bytes for a worker: the one started early is stopped (else this test
+      // would not end), everything is read here.
+      const unneeded = new ScanCache({ scanWorker: WORKER, workers: 1 });
+      unneeded.startWorkers();
+      assert.deepEqual(await unneeded.scanAll(files), expected);
+      assert.equal(unneeded.stats.workerScans, 0);
+      unneeded.startWorkers();
+      assert.deepEqual(await unneeded.scanAll(files), expected, 'known files: no worker');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a worker that cannot start, or fails, leaves its files to this thread', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'asi-parallel-'));
     try {
       const corpus = await writeLocalCorpus(dir, { claudeSessions: 3, codexSessions: 2 });
@@ -72,19 +110,41 @@ describe('parallel cold scan', () => {
         claudeConfigDirs: [corpus.claudeDir],
         codexHome: corpus.codexDir,
       });
+      const expected = await new ScanCache().scanAll(files);
       const broken = new ScanCache({
         scanWorker: join(dir, 'no-such-worker.cjs'),
         workers: 1,
         parallelMinBytes: 0,
+        helpWorkers: false,
       });
-      assert.deepEqual(await broken.scanAll(files), await new ScanCache().scanAll(files));
+      assert.deepEqual(await broken.scanAll(files), expected);
       assert.equal(broken.stats.workerScans, 0);
+
+      // A worker that fails after taking a batch: its files are scanned here instead.
+      const crashing = join(dir, 'crashing-worker.cjs');
+      await writeFile(
+        crashing,
+        [
+          "const { parentPort } = require('node:worker_threads');",
+          "parentPort.on('message', () => { throw new Error('boom'); });",
+          "parentPort.postMessage({ type: 'ready' });",
+        ].join('\n'),
+      );
+      const crashed = new ScanCache({
+        scanWorker: crashing,
+        workers: 1,
+        parallelMinBytes: 0,
+        helpWorkers: false,
+      });
+      assert.deepEqual(await crashed.scanAll(files), expected);
+      assert.equal(crashed.stats.workerScans, 0);
+      assert.equal(crashed.stats.fullScans, files.length);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 
-  test('shares: the largest and recently written files stay here, the rest balance by size', () => {
+  test('split: the largest and recently written files stay here, the rest wait in a queue', () => {
     const now = Date.parse('2026-12-01T12:00:00Z');
     const file = (path: string, mb: number, minutesAgo: number) =>
       ({
@@ -105,27 +165,24 @@ describe('parallel cold scan', () => {
       file('d', 10, 600),
       file('e', 5, 600),
     ];
-    const { main, workers } = splitForThreads(files, 1, now, 0);
-    // big 50 → here; b 30, c 25 → worker (55); d 10 → here (60); e 5 → worker (60); live → here.
+    const { here, queue } = splitForThreads(files, now);
     assert.deepEqual(
-      main.map((f) => f.path),
-      ['big', 'd', 'live'],
+      here.map((f) => f.path),
+      ['big', 'live'],
+    );
+    // The rest, largest first: one file at a time for this thread, batches for workers.
+    assert.equal(queue.take()!.path, 'b');
+    assert.deepEqual(
+      queue.takeBatch(30 << 20).map((f) => f.path),
+      ['c', 'd'],
+      'a batch stops once it reaches its size',
     );
     assert.deepEqual(
-      workers[0]!.map((f) => f.path),
-      ['b', 'c', 'e'],
+      queue.takeBatch(1).map((f) => f.path),
+      ['e'],
+      'at least one file',
     );
-    // A worker's start-up counts as bytes of its share, at most an eighth of the total
-    // here (121 / 8 ≈ 15 MB of the 20 asked): it gets less.
-    const headStart = splitForThreads(files, 1, now, 20 << 20);
-    // big 50 → here; b 30 → worker (15 + 30); c 25 → worker (70); d 10, e 5 → here (65).
-    assert.deepEqual(
-      headStart.main.map((f) => f.path),
-      ['big', 'd', 'e', 'live'],
-    );
-    assert.deepEqual(
-      headStart.workers[0]!.map((f) => f.path),
-      ['b', 'c'],
-    );
+    assert.equal(queue.take(), undefined);
+    assert.deepEqual(queue.takeBatch(), []);
   });
 });
