@@ -1,9 +1,10 @@
 /**
- * `npm run usage-report -- [--json] [--utc] [--claude-dir DIR]… [--codex-home DIR]`:
+ * `npm run usage-report -- [--json] [--utc] [--timings] [--claude-dir DIR]… [--codex-home DIR]`:
  * token and cost totals of the local Claude Code and Codex transcripts, per day and
  * model, without VS Code — the same scan and de-duplication as the extension's usage
  * report. Folders default to CLAUDE_CONFIG_DIR (else ~/.config/claude and ~/.claude) and
- * CODEX_HOME (else ~/.codex). The ccusage benchmark runs this as a fresh process.
+ * CODEX_HOME (else ~/.codex). `--timings` adds how long the scan and the output took, on
+ * stderr. The ccusage benchmark runs this as a fresh process.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +20,7 @@ import {
 } from '../src/sources/local/usageReport.ts';
 
 const USAGE =
-  'usage: node scripts/usage-report.ts [--json] [--utc] [--claude-dir DIR]... [--codex-home DIR]';
+  'usage: node scripts/usage-report.ts [--json] [--utc] [--timings] [--claude-dir DIR]... [--codex-home DIR]';
 
 function parse() {
   try {
@@ -27,6 +28,7 @@ function parse() {
       options: {
         json: { type: 'boolean', default: false },
         utc: { type: 'boolean', default: false },
+        timings: { type: 'boolean', default: false },
         'claude-dir': { type: 'string', multiple: true },
         'codex-home': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -61,7 +63,9 @@ const index = new LocalIndex({
   ...(args['claude-dir'] ? { claudeConfigDirs: args['claude-dir'] } : {}),
   ...(args['codex-home'] ? { codexHome: args['codex-home'] } : {}),
 });
+const scanStarted = performance.now();
 const report = await scanUsage({ index, dayOf });
+const scanMs = performance.now() - scanStarted;
 const snapshot = index.snapshot!;
 
 /** The day × model cells of one harness alone (its records are already de-duplicated). */
@@ -103,6 +107,15 @@ if (args.json) {
   process.stdout.write(`${JSON.stringify(out, (_k, v: unknown) => v ?? null, 2)}\n`);
 } else {
   process.stdout.write(table(report));
+}
+if (args.timings) {
+  // performance.now() counts from the process start: the rest is start-up and output.
+  const total = performance.now();
+  process.stderr.write(
+    `timings: scan ${scanMs.toFixed(0)} ms (discovery, files, totals), ` +
+      `start-up ${scanStarted.toFixed(0)} ms, output ${(total - scanStarted - scanMs).toFixed(0)} ms, ` +
+      `total ${total.toFixed(0)} ms\n`,
+  );
 }
 
 function table(r: UsageReport): string {

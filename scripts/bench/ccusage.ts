@@ -1,8 +1,10 @@
 /**
  * Side by side with ccusage (`ccusage daily --json --offline`, its native binary, a pinned
  * dev dependency) on the local bench's ~200 MB corpus: wall-clock time and peak memory of
- * both as fresh processes, the in-process cold scan, and whether the totals per day and
- * model agree — with the responses and the rule behind every cell where they do not.
+ * both as fresh processes, our first cold scan inside the fresh process (the CLI's
+ * --timings: what the extension pays on its first scan), a cold scan again in a process
+ * whose code is already optimised, and whether the totals per day and model agree — with
+ * the responses and the rule behind every cell where they do not.
  *
  * Fair play: both processes get the same minimal environment (the corpus folders in
  * CLAUDE_CONFIG_DIR/CODEX_HOME, an empty HOME so ccusage finds no other agents' data,
@@ -78,6 +80,14 @@ interface ProcessRun {
   ms: number;
   peakMb: number;
   stdout: string;
+  stderr: string;
+}
+
+/** The scan time the usage report CLI prints with --timings. */
+function scanTiming(stderr: string): number {
+  const m = /timings: scan (\d+) ms/.exec(stderr);
+  if (!m) throw new Error(`no timings from the usage report CLI: ${stderr.slice(0, 500)}`);
+  return Number(m[1]);
 }
 
 /** Runs a process to its end: wall time to its exit with output drained, peak RSS. */
@@ -118,7 +128,12 @@ function timeProcess(command: string, args: string[], env: NodeJS.ProcessEnv): P
         );
         return;
       }
-      resolve({ ms, peakMb: peakKb / 1024, stdout: Buffer.concat(out).toString() });
+      resolve({
+        ms,
+        peakMb: peakKb / 1024,
+        stdout: Buffer.concat(out).toString(),
+        stderr: Buffer.concat(err).toString(),
+      });
     });
   });
 }
@@ -217,7 +232,7 @@ export async function benchCcusage(): Promise<CcusageBench> {
   };
   const ccusageArgs = ['daily', '--json', '--offline', '--timezone', 'UTC'];
   // The bundled CLI: like the extension's own code, no TypeScript stripping at start-up.
-  const oursArgs = [path.join('dist', 'cli', 'usage-report.mjs'), '--json', '--utc'];
+  const oursArgs = [path.join('dist', 'cli', 'usage-report.mjs'), '--json', '--utc', '--timings'];
   const runCcusage = (extra: string[] = []) =>
     timeProcess(found.bin, [...ccusageArgs, ...extra], env);
   const runOurs = () => timeProcess(process.execPath, oursArgs, env);
@@ -249,7 +264,8 @@ export async function benchCcusage(): Promise<CcusageBench> {
     rmSync(home, { recursive: true, force: true });
   }
 
-  // In process: what the extension pays (no process start, no module loading).
+  // In this process: the scan code is already optimised by earlier runs (as in an extension
+  // host that has scanned before), the cache is empty, workers start afresh.
   const inProcess: number[] = [];
   for (let i = 0; i < 3; i++) {
     global.gc?.();
@@ -266,6 +282,9 @@ export async function benchCcusage(): Promise<CcusageBench> {
   const theirMs = median(theirRuns.map((r) => r.ms));
   const ourMs = median(ourRuns.map((r) => r.ms));
   const inProcessMs = median(inProcess);
+  // The CLI's own figure: its first scan, from discovery to totals, without process
+  // start-up and output — what the extension pays for its first scan after activation.
+  const firstScanMs = median(ourRuns.map((r) => scanTiming(r.stderr)));
   const label = `ccusage ${found.version}`;
   const rows: Row[] = [
     {
@@ -284,14 +303,19 @@ export async function benchCcusage(): Promise<CcusageBench> {
       unit: 'x',
     },
     {
-      name: 'ours: cold scan in process, scan + report (median of 3)',
-      value: round(inProcessMs, 0),
+      name: 'ours: first cold scan in a fresh process, discovery to totals (median of 3)',
+      value: round(firstScanMs, 0),
       unit: 'ms',
     },
     {
-      name: 'ccusage ÷ ours: ccusage process vs our in-process scan',
-      value: round(theirMs / inProcessMs, 2),
+      name: 'ccusage ÷ ours: ccusage process vs our first cold scan',
+      value: round(theirMs / firstScanMs, 2),
       unit: 'x',
+    },
+    {
+      name: 'ours: cold scan again in this process, code already optimised (median of 3)',
+      value: round(inProcessMs, 0),
+      unit: 'ms',
     },
     {
       name: `${label}: peak RSS (VmHWM)`,
