@@ -16,7 +16,7 @@ import {
   skimObject,
 } from './jsonSkim.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
-import { asksUser, cleanTitle, count, firstText } from './text.ts';
+import { asksUser, cleanTitle, count, firstText, timeText } from './text.ts';
 import type {
   FileSummary,
   LastEntryFacts,
@@ -616,11 +616,6 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (fallback) s.summaryTitle = fallback;
     return s;
   }
-}
-
-/** A timestamp's text: as written when kept, else rebuilt from the ms of a canonical one. */
-function timeText(ms: number, text: string | undefined): string | undefined {
-  return text ?? (Number.isFinite(ms) ? new Date(ms).toISOString() : undefined);
 }
 
 /** Another line of the same response: the maximum of each count (see the file comment). */

@@ -9,7 +9,7 @@
  */
 import { Fields, StringMemo, hasKeyPattern, skimObject } from './jsonSkim.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
-import { asksUser, cleanTitle, count, firstText, repositoryFromRemote } from './text.ts';
+import { asksUser, cleanTitle, count, firstText, repositoryFromRemote, timeText } from './text.ts';
 import type { FileSummary, LastEntryFacts, LastEntryKind, UsageRecord } from './types.ts';
 
 const KNOWN_TYPES = new Set([
@@ -55,8 +55,14 @@ export class CodexScanner extends JsonlScanner {
   private model: string | undefined;
   private approvalPolicy: string | undefined;
   private title: string | undefined;
-  private firstTimestamp: string | undefined;
-  private lastTimestamp: string | undefined;
+  /** First and last times; their text only when not canonical (rebuilt from ms). */
+  private firstText: string | undefined;
+  private lastText: string | undefined;
+  /** The current entry's time, and that of the entry that decides the status. */
+  private entryMs = NaN;
+  private entryText: string | undefined;
+  private lastEntryMs = NaN;
+  private lastEntryText: string | undefined;
   private firstMs = NaN;
   private lastMs = NaN;
   private readonly modelOrder: string[] = [];
@@ -90,9 +96,16 @@ export class CodexScanner extends JsonlScanner {
       this.legacyEntry(f, line);
       return;
     }
-    const timestamp = f.str('timestamp');
-    const ms = timestamp ? Date.parse(timestamp) : NaN;
-    this.stamp(timestamp, ms);
+    // Canonical timestamps are read from the bytes; their text is rebuilt when needed.
+    let ms = f.isoMs('timestamp');
+    let text: string | undefined;
+    if (Number.isNaN(ms)) {
+      text = f.str('timestamp');
+      ms = text ? Date.parse(text) : NaN;
+    }
+    this.entryMs = ms;
+    this.entryText = text;
+    this.stamp(ms, text);
     const type = f.strMemo('type', this.types);
     switch (type) {
       case 'session_meta':
@@ -107,8 +120,8 @@ export class CodexScanner extends JsonlScanner {
           this.problem('invalid-entry', `Line ${line}: the payload is not an object`, line);
           return;
         }
-        if (type === 'response_item') this.responseItem(this.inner, line, timestamp);
-        else this.event(this.inner, line, timestamp, ms);
+        if (type === 'response_item') this.responseItem(this.inner, line);
+        else this.event(this.inner, line, ms);
         return;
       }
       case 'compacted':
@@ -126,30 +139,33 @@ export class CodexScanner extends JsonlScanner {
     }
   }
 
-  private stamp(timestamp: string | undefined, ms: number): void {
+  /** `text` only for a timestamp not in the canonical form (see Fields.isoMs). */
+  private stamp(ms: number, text: string | undefined): void {
     if (!Number.isFinite(ms)) return;
     if (!(ms >= this.firstMs)) {
       this.firstMs = ms;
-      this.firstTimestamp = timestamp;
+      this.firstText = text;
     }
     if (!(ms <= this.lastMs)) {
       this.lastMs = ms;
-      this.lastTimestamp = timestamp;
+      this.lastText = text;
     }
   }
 
   /** Legacy lines: the header, `record_type` markers, and bare response items. */
   private legacyEntry(f: Fields, line: number): void {
     this.legacy = true;
+    this.entryMs = NaN; // legacy items carry no timestamp
+    this.entryText = undefined;
     if (f.has('record_type')) return;
     if (!f.has('type') && f.has('id')) {
       this.sessionId ??= f.str('id');
       const timestamp = f.str('timestamp');
-      this.stamp(timestamp, timestamp ? Date.parse(timestamp) : NaN);
+      this.stamp(timestamp ? Date.parse(timestamp) : NaN, timestamp);
       return;
     }
     if (f.has('type')) {
-      this.responseItem(f, line, undefined);
+      this.responseItem(f, line);
       return;
     }
     this.countedProblem('unknown-type', `Line ${line} is not a Codex entry (skipped)`, line);
@@ -182,29 +198,27 @@ export class CodexScanner extends JsonlScanner {
     if (typeof p.approval_policy === 'string') this.approvalPolicy = p.approval_policy;
   }
 
-  private setLast(
-    kind: LastEntryKind,
-    timestamp: string | undefined,
-    line: number,
-  ): LastEntryFacts {
+  /** The current entry decides the status so far (its time is filled in by summary). */
+  private setLast(kind: LastEntryKind, line: number): LastEntryFacts {
     const pending = [...this.pendingCalls.values()];
     this.last = { kind, line, pendingTools: pending.map((c) => c.name) };
-    if (timestamp) this.last.timestamp = timestamp;
+    this.lastEntryMs = this.entryMs;
+    this.lastEntryText = this.entryText;
     if (pending.some((c) => c.escalation)) this.last.escalation = true;
     if (this.approvalPolicy) this.last.approvalPolicy = this.approvalPolicy;
     return this.last;
   }
 
-  private responseItem(p: Fields, line: number, timestamp: string | undefined): void {
+  private responseItem(p: Fields, line: number): void {
     const type = p.strMemo('type', this.itemTypes);
     if (type === 'reasoning' || type === 'web_search_call') {
-      this.setLast('assistant-progress', timestamp, line);
+      this.setLast('assistant-progress', line);
       return;
     }
     if (type !== undefined && OUTPUT_TYPES.has(type)) {
       const id = p.str('call_id');
       if (id) this.pendingCalls.delete(id);
-      this.setLast('tool-result', timestamp, line);
+      this.setLast('tool-result', line);
       return;
     }
     if (type !== 'message' && !(type !== undefined && CALL_TYPES.has(type))) return;
@@ -212,8 +226,8 @@ export class CodexScanner extends JsonlScanner {
       const role = p.str('role');
       if (role !== 'user' && role !== 'assistant') return;
       const text = firstText(p.parse('content'));
-      if (role === 'user') this.userText(text, timestamp, line);
-      else this.assistantText(text, timestamp, line);
+      if (role === 'user') this.userText(text, line);
+      else this.assistantText(text, line);
       return;
     }
     const id = p.str('call_id') || p.str('id') || '';
@@ -224,10 +238,10 @@ export class CodexScanner extends JsonlScanner {
       asksEscalation(p.parseAll() as Json);
     this.pendingCalls.set(id || `line-${line}`, { name, escalation });
     this.substantive = true;
-    this.setLast('tool-call', timestamp, line).detail = name;
+    this.setLast('tool-call', line).detail = name;
   }
 
-  private userText(text: string | undefined, timestamp: string | undefined, line: number): void {
+  private userText(text: string | undefined, line: number): void {
     const t = (text ?? '').trimStart();
     if (INJECTED_PREFIXES.some((prefix) => t.startsWith(prefix))) {
       // Legacy files carry the working directory only here.
@@ -237,20 +251,16 @@ export class CodexScanner extends JsonlScanner {
     }
     this.substantive = true;
     this.pendingCalls.clear();
-    this.setLast('user-prompt', timestamp, line);
+    this.setLast('user-prompt', line);
     if (!this.title && t) this.title = cleanTitle(t);
   }
 
-  private assistantText(
-    text: string | undefined,
-    timestamp: string | undefined,
-    line: number,
-  ): void {
+  private assistantText(text: string | undefined, line: number): void {
     this.substantive = true;
-    this.setLast('assistant-text', timestamp, line).asksUser = asksUser(text);
+    this.setLast('assistant-text', line).asksUser = asksUser(text);
   }
 
-  private event(p: Fields, line: number, timestamp: string | undefined, ms: number): void {
+  private event(p: Fields, line: number, ms: number): void {
     const type = p.strMemo('type', this.itemTypes);
     switch (type) {
       case 'token_count':
@@ -260,39 +270,39 @@ export class CodexScanner extends JsonlScanner {
         if (this.last.kind === 'assistant-text') this.last.kind = 'turn-end';
         return;
       case 'user_message':
-        this.userText(p.str('message'), timestamp, line);
+        this.userText(p.str('message'), line);
         return;
       case 'agent_message':
-        this.assistantText(p.str('message'), timestamp, line);
+        this.assistantText(p.str('message'), line);
         return;
       case 'agent_reasoning':
       case 'agent_reasoning_raw_content':
       case 'task_started':
       case 'turn_started':
-        this.setLast('assistant-progress', timestamp, line);
+        this.setLast('assistant-progress', line);
         return;
       case 'task_complete':
       case 'turn_complete': {
         const lastText = p.str('last_agent_message');
         const asked = lastText !== undefined ? asksUser(lastText) : this.last.asksUser === true;
         this.pendingCalls.clear();
-        this.setLast('turn-end', timestamp, line).asksUser = asked;
+        this.setLast('turn-end', line).asksUser = asked;
         return;
       }
       case 'turn_aborted':
         this.pendingCalls.clear();
-        this.setLast('interrupted', timestamp, line).detail = p.str('reason');
+        this.setLast('interrupted', line).detail = p.str('reason');
         return;
       case 'error':
       case 'stream_error': {
-        const facts = this.setLast('api-error', timestamp, line);
+        const facts = this.setLast('api-error', line);
         facts.detail = cleanTitle(p.str('message') ?? type);
         if (type === 'stream_error') facts.retrying = true;
         return;
       }
       default:
         if (type !== undefined && APPROVAL_EVENTS.has(type)) {
-          this.setLast('approval', timestamp, line).detail = type;
+          this.setLast('approval', line).detail = type;
         }
     }
   }
@@ -434,8 +444,12 @@ export class CodexScanner extends JsonlScanner {
     if (this.gitRemote) s.gitRemote = this.gitRemote;
     if (this.version) s.version = this.version;
     if (mainModel) s.mainModel = mainModel;
-    if (this.firstTimestamp) s.firstTimestamp = this.firstTimestamp;
-    if (this.lastTimestamp) s.lastTimestamp = this.lastTimestamp;
+    const first = timeText(this.firstMs, this.firstText);
+    if (first) s.firstTimestamp = first;
+    const last = timeText(this.lastMs, this.lastText);
+    if (last) s.lastTimestamp = last;
+    const entry = timeText(this.lastEntryMs, this.lastEntryText);
+    if (entry) s.last.timestamp = entry;
     if (this.title) s.title = this.title;
     return s;
   }

@@ -81,8 +81,11 @@ export abstract class JsonlScanner {
       start = nl + 1;
     }
     const chunk = kernel ? kernel.load(input) : input;
+    // Lines end where the kernel's SIMD search finds a newline (a native indexOf call
+    // costs more per line), or indexOf for bytes not in its memory.
+    const k = kernel !== undefined && chunk === kernel.buf ? kernel : undefined;
     for (;;) {
-      const nl = chunk.indexOf(NEWLINE, start);
+      const nl = k ? k.newline(start, chunk.length) : chunk.indexOf(NEWLINE, start);
       if (nl < 0) break;
       this.physicalLine(chunk, start, nl);
       start = nl + 1;

@@ -29,6 +29,7 @@ interface KernelExports {
   key0_len: WasmGlobal;
   key1_len: WasmGlobal;
   string_end(i: number, end: number): number;
+  newline(i: number, end: number): number;
   nested_end(i: number, end: number): number;
   skim(start: number, end: number, descend: number): number;
 }
@@ -61,6 +62,8 @@ export class SkimKernel {
   /** The bytes last loaded: the skim uses the kernel for ranges of exactly this Buffer. */
   buf: Buffer = Buffer.alloc(0);
   readonly stringEnd: (i: number, end: number) => number;
+  /** The first newline in [i, end) of the loaded bytes, or -1. */
+  readonly newline: (i: number, end: number) => number;
   readonly nestedEnd: (i: number, end: number) => number;
   /**
    * Fields of the object at [start, end), with `descend` also those of its object field
@@ -77,6 +80,7 @@ export class SkimKernel {
   constructor(exports: KernelExports) {
     this.exports = exports;
     this.stringEnd = exports.string_end;
+    this.newline = exports.newline;
     this.nestedEnd = exports.nested_end;
     this.skim = exports.skim;
     this.memory = new Uint8Array(exports.memory.buffer);

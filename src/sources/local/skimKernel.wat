@@ -62,6 +62,30 @@
         (br $scan)))
     (i32.const -1))
 
+  ;; Index of the first newline at or after $i and before $end, or -1: how a chunk is
+  ;; split into lines, 16 bytes at a time.
+  (func $newline (export "newline") (param $i i32) (param $end i32) (result i32)
+    (local $j i32) (local $m i32)
+    (local.set $j (local.get $i))
+    (block $tail
+      (loop $scan
+        (br_if $tail (i32.gt_u (i32.add (local.get $j) (i32.const 16)) (local.get $end)))
+        (local.set $m (i8x16.bitmask (i8x16.eq
+          (v128.load offset=65536 (local.get $j))
+          (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10))))
+        (if (local.get $m)
+          (then (return (i32.add (local.get $j) (i32.ctz (local.get $m))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 16)))
+        (br $scan)))
+    (block $none
+      (loop $byte
+        (br_if $none (i32.ge_u (local.get $j) (local.get $end)))
+        (if (i32.eq (i32.load8_u offset=65536 (local.get $j)) (i32.const 10))
+          (then (return (local.get $j))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $byte)))
+    (i32.const -1))
+
   ;; Index just past the object or array opening at $i (strings inside skipped whole).
   (func $nested_end (export "nested_end") (param $i i32) (param $end i32) (result i32)
     (local $j i32) (local $depth i32) (local $c i32)

@@ -30,6 +30,11 @@ export function asksUser(text: string | undefined): boolean {
 }
 const TRAILING = /[\s*_`)"'»]/;
 
+/** A timestamp's text: as written when kept, else rebuilt from the ms of a canonical one. */
+export function timeText(ms: number, text: string | undefined): string | undefined {
+  return text ?? (Number.isFinite(ms) ? new Date(ms).toISOString() : undefined);
+}
+
 /** A non-negative finite number, else 0 (usage fields can be null, strings, negative). */
 export function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;

@@ -143,6 +143,27 @@ describe('skim kernel (WebAssembly) against the JS skim', () => {
     assert.equal(out.elements!.length / 2, 2500);
   });
 
+  test('newline: the same positions as indexOf, at every start and around 16-byte steps', () => {
+    const k = kernel!;
+    const rng = new SeededRandom(5);
+    for (let n = 0; n < 200; n++) {
+      const length = rng.int(0, 80);
+      const bytes = Buffer.alloc(length, 0x61);
+      for (let i = rng.int(0, 4); i > 0; i--) if (length) bytes[rng.int(0, length - 1)] = 0x0a;
+      const buf = k.load(bytes);
+      for (let start = 0; start <= length; start++) {
+        for (const end of [length, Math.max(start, length - rng.int(0, 17))]) {
+          const expected = buf.subarray(0, end).indexOf(0x0a, start);
+          assert.equal(
+            k.newline(start, end),
+            expected,
+            `${bytes.toString('latin1')} ${start}..${end}`,
+          );
+        }
+      }
+    }
+  });
+
   test('a `\\uD…` escape raises the surrogate flag both ways; others do not', () => {
     assert.equal(sameBothWays('{"a":"\\uD83D\\uDE00"}').surrogate, true);
     assert.equal(sameBothWays('{"a":"\\udc00"}').surrogate, true);
