@@ -274,14 +274,13 @@ export class ClaudeCodeScanner extends JsonlScanner {
     // the bytes of the previous line's, its record is updated without building a key.
     const idChanged = m.changed('id', this.responseIds, 0);
     const requestChanged = f.changed('requestId', this.responseIds, 1);
-    const usage = this.skimUsage(m);
+    const usage = this.skimUsage(m, model, ms);
     if (!idChanged && !requestChanged && this.lastResponse) {
-      const rec = this.usageRecord(model, usage, ms);
-      if (rec) maxInto(this.lastResponse, rec);
+      if (usage) maxInto(this.lastResponse, usage);
     } else {
       const id = m.str('id');
       const requestId = f.str('requestId');
-      const rec = this.record(this.usage, id, requestId, model, usage, ms, line);
+      const rec = this.record(this.usage, id, requestId, usage, line);
       this.lastResponse = id && requestId ? rec : undefined;
     }
     if (!apiError) this.substantive = true;
@@ -340,28 +339,40 @@ export class ClaudeCodeScanner extends JsonlScanner {
     return out;
   }
 
-  /** The usage object of a skimmed message, read without JSON.parse (numbers only). */
-  private skimUsage(m: Fields): Json | undefined {
+  /**
+   * The usage of a skimmed message as a record, its numbers read without JSON.parse; any
+   * other shape goes through JSON.parse (which reports bad JSON by throwing).
+   */
+  private skimUsage(m: Fields, model: string | undefined, ms: number): UsageRecord | undefined {
     const r = m.range('usage');
     const u = this.usageFields;
     const n = this.usageNumbers;
-    if (!r || this.buf[r[0]] !== 0x7b || !skimObject(this.buf, r[0], r[1], u)) {
-      return m.parse('usage') as Json | undefined;
+    if (
+      !r ||
+      this.buf[r[0]] !== 0x7b ||
+      !skimObject(this.buf, r[0], r[1], u) ||
+      !u.numbers(USAGE_KEYS, n)
+    ) {
+      return this.usageRecord(model, m.parse('usage'), ms);
     }
-    // A malformed number: let JSON.parse throw, so the line is reported.
-    if (!u.numbers(USAGE_KEYS, n)) return m.parse('usage') as Json;
-    const usage: Json = {
-      input_tokens: n[0],
-      output_tokens: n[1],
-      cache_read_input_tokens: n[2],
-      cache_creation_input_tokens: n[3],
-    };
+    let cacheWrite1h = 0;
     const c = u.range('cache_creation');
     const cf = this.creationFields;
     if (c && this.buf[c[0]] === 0x7b && skimObject(this.buf, c[0], c[1], cf)) {
-      usage.cache_creation = { ephemeral_1h_input_tokens: cf.num('ephemeral_1h_input_tokens') };
+      const v = cf.num('ephemeral_1h_input_tokens');
+      if (Number.isNaN(v)) return this.usageRecord(model, m.parse('usage'), ms);
+      cacheWrite1h = count(v);
     }
-    return usage;
+    return {
+      model: model && model !== SYNTHETIC ? model : undefined,
+      ms,
+      input: count(n[0]),
+      output: count(n[1]),
+      cacheRead: count(n[2]),
+      cacheWrite: count(n[3]),
+      cacheWrite1h,
+      reasoning: 0,
+    };
   }
 
   /** One line's usage as a record (undefined when the line has no usage object). */
@@ -384,17 +395,14 @@ export class ClaudeCodeScanner extends JsonlScanner {
     };
   }
 
-  /** Adds one line's usage to `map` with the per-field maximum per response key. */
+  /** Adds one line's usage record to `map` with the per-field maximum per response key. */
   private record(
     map: Map<string, UsageRecord>,
     messageId: unknown,
     requestId: unknown,
-    modelName: unknown,
-    usage: unknown,
-    ms: number,
+    rec: UsageRecord | undefined,
     line: number,
   ): UsageRecord | undefined {
-    const rec = this.usageRecord(modelName, usage, ms);
     if (!rec) return undefined;
     const id = typeof messageId === 'string' && messageId ? messageId : undefined;
     let key: string;
@@ -548,9 +556,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
       this.copies,
       copy.id,
       inner.requestId,
-      copy.model,
-      copy.usage,
-      Number.isFinite(innerMs) ? innerMs : ms,
+      this.usageRecord(copy.model, copy.usage, Number.isFinite(innerMs) ? innerMs : ms),
       line,
     ) as CopyRecord | undefined;
     if (rec && agentId) rec.agentId ??= agentId;

@@ -69,7 +69,7 @@ export class Fields {
   /** Set when a skim of this object completed (see Nested). */
   ok = false;
   /** Per field: key start, key end (inside the quotes), value start, value end. */
-  private readonly at: number[] = [];
+  private at = new Int32Array(64);
 
   reset(buf: Buffer, start = 0, end = buf.length): void {
     this.buf = buf;
@@ -81,15 +81,16 @@ export class Fields {
 
   /** Takes `count` fields from the kernel's results, starting at `from` (i32 units). */
   fromKernel(results: Int32Array, from: number, count: number): void {
-    const at = this.at;
     const n = count * 4;
+    if (n > this.at.length) this.at = new Int32Array(Math.max(n, this.at.length * 2));
+    const at = this.at;
     for (let i = 0; i < n; i++) at[i] = results[from + i]!;
     this.size = count;
   }
 
   /** Every field as key start, key end, value start, value end (a copy; for tests). */
   quads(): number[] {
-    return this.at.slice(0, this.size * 4);
+    return [...this.at.subarray(0, this.size * 4)];
   }
 
   /** End of the value that starts at `start` (a field's), or -1. */
@@ -102,6 +103,11 @@ export class Fields {
   /** Called by skimObject. */
   add(keyStart: number, keyEnd: number, start: number, end: number): void {
     const i = this.size++ * 4;
+    if (i + 4 > this.at.length) {
+      const grown = new Int32Array(this.at.length * 2);
+      grown.set(this.at);
+      this.at = grown;
+    }
     const at = this.at;
     at[i] = keyStart;
     at[i + 1] = keyEnd;
@@ -177,6 +183,7 @@ export class Fields {
     ) {
       return NaN;
     }
+    // Each part from its digits; any non-digit makes it NaN (checked below).
     const year = digits(b, s + 1, 4);
     const month = digits(b, s + 6, 2);
     const day = digits(b, s + 9, 2);
@@ -286,12 +293,13 @@ function daysInMonth(year: number, month: number): number {
 /** The number written by `n` ASCII digits at `at`; NaN if any is not a digit. */
 function digits(buf: Buffer, at: number, n: number): number {
   let v = 0;
+  let bad = 0;
   for (let j = at; j < at + n; j++) {
     const d = buf[j]! - 0x30;
-    if (d < 0 || d > 9) return NaN;
+    bad |= d >>> 0 > 9 ? 1 : 0; // negative wraps to a large unsigned number
     v = v * 10 + d;
   }
-  return v;
+  return bad ? NaN : v;
 }
 
 /** The raw bytes last seen per slot, in buffers reused from line to line. */
