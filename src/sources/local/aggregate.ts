@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import type { SessionSummary } from '../../domain/session.ts';
 import type { DiscoveredFile } from './discovery.ts';
 import { deriveLocalStatus, type StatusThresholds } from './localStatus.ts';
+import { mergeUsage } from './mergeUsage.ts';
 import type { Pricing } from './pricing.ts';
 import type { SubagentMeta } from './scanCache.ts';
 import { baseName, cleanTitle } from './text.ts';
@@ -122,15 +123,6 @@ function buildSessions(input: AggregateInput): LocalSession[] {
   return sessions;
 }
 
-function maxInto(into: UsageRecord, r: UsageRecord): void {
-  into.input = Math.max(into.input, r.input);
-  into.output = Math.max(into.output, r.output);
-  into.cacheRead = Math.max(into.cacheRead, r.cacheRead);
-  into.cacheWrite = Math.max(into.cacheWrite, r.cacheWrite);
-  into.cacheWrite1h = Math.max(into.cacheWrite1h, r.cacheWrite1h);
-  into.model ??= r.model;
-}
-
 function assignUsage(sessions: LocalSession[]): void {
   const claude = sessions
     .filter((s) => s.harness === 'claude-code')
@@ -148,7 +140,7 @@ function assignUsage(sessions: LocalSession[]): void {
       o.rec = { ...o.rec };
       o.own = true;
     }
-    maxInto(o.rec, r);
+    mergeUsage(o.rec, r);
   };
   for (const s of claude) {
     for (const [key, r] of s.file.usage) {

@@ -16,7 +16,9 @@ import {
   skimObject,
 } from './jsonSkim.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
-import { asksUser, cleanTitle, count, firstText, timeText } from './text.ts';
+import { EntryTimes } from './entryTimes.ts';
+import { mergeUsage } from './mergeUsage.ts';
+import { asksUser, cleanTitle, count, firstText } from './text.ts';
 import type {
   FileSummary,
   LastEntryFacts,
@@ -92,17 +94,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private summaryTitle: string | undefined;
   private customTitle: string | undefined;
   private aiTitle: string | undefined;
-  /**
-   * Times of the first and last entries. Their text is kept only when it is not the
-   * canonical ISO form (most lines: see Fields.isoMs); otherwise it is rebuilt from ms.
-   */
-  private firstText: string | undefined;
-  private lastText: string | undefined;
-  private firstMs = NaN;
-  private lastMs = NaN;
-  /** The same for the entry that decides the status (this.last). */
-  private lastEntryMs = NaN;
-  private lastEntryText: string | undefined;
+  private readonly times = new EntryTimes();
   private readonly modelOrder: string[] = [];
   private readonly modelCounts = new Map<string, number>();
   private readonly usage = new Map<string, UsageRecord>();
@@ -161,23 +153,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
   protected onEntry(f: Fields, line: number): void {
     this.buf = f.buf;
     const type = f.strMemo('type', this.types);
-    let ms = f.isoMs('timestamp');
-    // Text only for a timestamp not in the canonical form (undefined: rebuilt from ms).
-    let timestamp: string | undefined;
-    if (Number.isNaN(ms)) {
-      timestamp = f.str('timestamp');
-      ms = timestamp ? Date.parse(timestamp) : NaN;
-    }
-    if (Number.isFinite(ms)) {
-      if (!(ms >= this.firstMs)) {
-        this.firstMs = ms;
-        this.firstText = timestamp;
-      }
-      if (!(ms <= this.lastMs)) {
-        this.lastMs = ms;
-        this.lastText = timestamp;
-      }
-    }
+    const ms = this.times.read(f);
     if (type === 'user' || type === 'assistant' || type === 'system' || type === 'progress') {
       this.context(f);
     }
@@ -186,16 +162,16 @@ export class ClaudeCodeScanner extends JsonlScanner {
     const forStatus = this.role === 'subagent' || !f.bool('isSidechain');
     switch (type) {
       case 'assistant':
-        this.assistant(f, line, ms, timestamp, forStatus);
+        this.assistant(f, line, ms, forStatus);
         return;
       case 'user':
-        this.user(f, line, ms, timestamp, forStatus);
+        this.user(f, line, forStatus);
         return;
       case 'progress':
         this.progress(f, line, ms);
         return;
       case 'system':
-        if (forStatus) this.system(f, line, ms, timestamp);
+        if (forStatus) this.system(f, line);
         return;
       case 'summary': {
         const summary = f.str('summary');
@@ -240,15 +216,9 @@ export class ClaudeCodeScanner extends JsonlScanner {
   }
 
   /** The entry that decides the status so far (pending tools are filled in by summary). */
-  private setLast(
-    kind: LastEntryKind,
-    ms: number,
-    timestamp: string | undefined,
-    line: number,
-  ): LastEntryFacts {
+  private setLast(kind: LastEntryKind, line: number): LastEntryFacts {
     this.last = { kind, line, pendingTools: NO_TOOLS };
-    this.lastEntryMs = ms;
-    this.lastEntryText = timestamp;
+    this.times.decides();
     return this.last;
   }
 
@@ -256,13 +226,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
    * Assistant lines are skimmed, not parsed: thinking signatures and tool inputs are most
    * of their bytes and only ids, model, stop reason, usage and the block types are used.
    */
-  private assistant(
-    f: Fields,
-    line: number,
-    ms: number,
-    timestamp: string | undefined,
-    forStatus: boolean,
-  ): void {
+  private assistant(f: Fields, line: number, ms: number, forStatus: boolean): void {
     const m = this.msg;
     if (!m.ok) {
       this.problem('invalid-entry', `Line ${line}: an assistant line without a message`, line);
@@ -276,7 +240,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
     const requestChanged = f.changed('requestId', this.responseIds, 1);
     const usage = this.skimUsage(m, model, ms);
     if (!idChanged && !requestChanged && this.lastResponse) {
-      if (usage) maxInto(this.lastResponse, usage);
+      if (usage) mergeUsage(this.lastResponse, usage);
     } else {
       const id = m.str('id');
       const requestId = f.str('requestId');
@@ -288,21 +252,21 @@ export class ClaudeCodeScanner extends JsonlScanner {
     const blocks = this.blocks(m);
     const lastBlock = blocks[blocks.length - 1];
     if (apiError) {
-      const facts = this.setLast('api-error', ms, timestamp, line);
+      const facts = this.setLast('api-error', line);
       const text = blocks.find((b) => b.text !== undefined)?.text;
       if (text) facts.detail = cleanTitle(text);
       return;
     }
     const stop = m.strMemo('stop_reason', this.stops);
     if (lastBlock?.type === 'tool_use') {
-      const facts = this.setLast('tool-call', ms, timestamp, line);
+      const facts = this.setLast('tool-call', line);
       if (lastBlock.name) facts.detail = lastBlock.name;
     } else if (lastBlock?.type === 'text') {
       const ended = stop !== undefined && TURN_END_STOPS.has(stop);
-      const facts = this.setLast(ended ? 'turn-end' : 'assistant-text', ms, timestamp, line);
+      const facts = this.setLast(ended ? 'turn-end' : 'assistant-text', line);
       facts.asksUser = asksUser(lastBlock.text);
     } else {
-      this.setLast('assistant-progress', ms, timestamp, line);
+      this.setLast('assistant-progress', line);
     }
   }
 
@@ -415,7 +379,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
     }
     const prev = map.get(key);
     if (prev) {
-      maxInto(prev, rec);
+      mergeUsage(prev, rec);
       return prev;
     }
     map.set(key, rec);
@@ -428,13 +392,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
     return rec;
   }
 
-  private user(
-    f: Fields,
-    line: number,
-    ms: number,
-    timestamp: string | undefined,
-    forStatus: boolean,
-  ): void {
+  private user(f: Fields, line: number, forStatus: boolean): void {
     const r = f.range('message');
     if (!r) return;
     // Fast path: tool results are most of the bytes; their content is never decoded. The
@@ -442,7 +400,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (this.toolResultBlocks()) {
       const ids = this.resultIds;
       this.linkFromToolUseResult(f, ids[0]);
-      if (forStatus) this.toolResults(ids, this.resultError, ms, timestamp, line);
+      if (forStatus) this.toolResults(ids, this.resultError, line);
       return;
     }
     const msg = f.parse('message') as Json | null | undefined;
@@ -456,8 +414,6 @@ export class ClaudeCodeScanner extends JsonlScanner {
           this.toolResults(
             ids as string[],
             results.some((b) => b.is_error === true),
-            ms,
-            timestamp,
             line,
           );
         }
@@ -472,13 +428,13 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (!forStatus) return;
     if (text.startsWith('[Request interrupted')) {
       this.pendingTools.clear();
-      this.setLast('interrupted', ms, timestamp, line);
+      this.setLast('interrupted', line);
       return;
     }
     this.substantive = true;
     // A new prompt abandons whatever tool calls were still open.
     this.pendingTools.clear();
-    this.setLast('user-prompt', ms, timestamp, line);
+    this.setLast('user-prompt', line);
     if (!this.title && text) this.title = cleanTitle(text);
   }
 
@@ -505,15 +461,9 @@ export class ClaudeCodeScanner extends JsonlScanner {
     return found;
   }
 
-  private toolResults(
-    ids: string[],
-    isError: boolean,
-    ms: number,
-    timestamp: string | undefined,
-    line: number,
-  ): void {
+  private toolResults(ids: string[], isError: boolean, line: number): void {
     for (const id of ids) this.pendingTools.delete(id);
-    const facts = this.setLast('tool-result', ms, timestamp, line);
+    const facts = this.setLast('tool-result', line);
     if (isError) facts.isError = true;
   }
 
@@ -562,10 +512,10 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (rec && agentId) rec.agentId ??= agentId;
   }
 
-  private system(f: Fields, line: number, ms: number, timestamp: string | undefined): void {
+  private system(f: Fields, line: number): void {
     const subtype = f.str('subtype');
     if (subtype === 'api_error' || f.str('level') === 'error') {
-      const facts = this.setLast('api-error', ms, timestamp, line);
+      const facts = this.setLast('api-error', line);
       facts.detail = subtype ?? 'error';
       if (f.has('retryInMs') || f.has('retryAttempt')) facts.retrying = true;
       return;
@@ -591,8 +541,8 @@ export class ClaudeCodeScanner extends JsonlScanner {
       harness: 'claude-code',
       role: this.role,
       models: this.modelOrder.slice(),
-      firstMs: this.firstMs,
-      lastMs: this.lastMs,
+      firstMs: this.times.firstMs,
+      lastMs: this.times.lastMs,
       usage: this.usage,
       copies: this.copies,
       subagents: [...this.links.values()],
@@ -609,12 +559,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (this.gitBranch) s.gitBranch = this.gitBranch;
     if (this.version) s.version = this.version;
     if (mainModel) s.mainModel = mainModel;
-    const first = timeText(this.firstMs, this.firstText);
-    if (first) s.firstTimestamp = first;
-    const last = timeText(this.lastMs, this.lastText);
-    if (last) s.lastTimestamp = last;
-    const entry = timeText(this.lastEntryMs, this.lastEntryText);
-    if (entry) s.last.timestamp = entry;
+    this.times.fill(s);
     // Label order: /rename title, first prompt, then generated titles.
     const title = this.customTitle ?? this.title;
     if (title) s.title = title;
@@ -622,15 +567,4 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (fallback) s.summaryTitle = fallback;
     return s;
   }
-}
-
-/** Another line of the same response: the maximum of each count (see the file comment). */
-function maxInto(prev: UsageRecord, rec: UsageRecord): void {
-  prev.input = Math.max(prev.input, rec.input);
-  prev.output = Math.max(prev.output, rec.output);
-  prev.cacheRead = Math.max(prev.cacheRead, rec.cacheRead);
-  prev.cacheWrite = Math.max(prev.cacheWrite, rec.cacheWrite);
-  prev.cacheWrite1h = Math.max(prev.cacheWrite1h, rec.cacheWrite1h);
-  prev.model ??= rec.model;
-  if (!Number.isFinite(prev.ms)) prev.ms = rec.ms;
 }

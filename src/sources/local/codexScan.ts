@@ -9,7 +9,8 @@
  */
 import { Fields, StringMemo, hasKeyPattern, skimObject } from './jsonSkim.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
-import { asksUser, cleanTitle, count, firstText, repositoryFromRemote, timeText } from './text.ts';
+import { EntryTimes } from './entryTimes.ts';
+import { asksUser, cleanTitle, count, firstText, repositoryFromRemote } from './text.ts';
 import type { FileSummary, LastEntryFacts, LastEntryKind, UsageRecord } from './types.ts';
 
 const KNOWN_TYPES = new Set([
@@ -55,16 +56,7 @@ export class CodexScanner extends JsonlScanner {
   private model: string | undefined;
   private approvalPolicy: string | undefined;
   private title: string | undefined;
-  /** First and last times; their text only when not canonical (rebuilt from ms). */
-  private firstText: string | undefined;
-  private lastText: string | undefined;
-  /** The current entry's time, and that of the entry that decides the status. */
-  private entryMs = NaN;
-  private entryText: string | undefined;
-  private lastEntryMs = NaN;
-  private lastEntryText: string | undefined;
-  private firstMs = NaN;
-  private lastMs = NaN;
+  private readonly times = new EntryTimes();
   private readonly modelOrder: string[] = [];
   private readonly modelCounts = new Map<string, number>();
   private readonly usage = new Map<string, UsageRecord>();
@@ -96,16 +88,7 @@ export class CodexScanner extends JsonlScanner {
       this.legacyEntry(f, line);
       return;
     }
-    // Canonical timestamps are read from the bytes; their text is rebuilt when needed.
-    let ms = f.isoMs('timestamp');
-    let text: string | undefined;
-    if (Number.isNaN(ms)) {
-      text = f.str('timestamp');
-      ms = text ? Date.parse(text) : NaN;
-    }
-    this.entryMs = ms;
-    this.entryText = text;
-    this.stamp(ms, text);
+    const ms = this.times.read(f);
     const type = f.strMemo('type', this.types);
     switch (type) {
       case 'session_meta':
@@ -139,29 +122,15 @@ export class CodexScanner extends JsonlScanner {
     }
   }
 
-  /** `text` only for a timestamp not in the canonical form (see Fields.isoMs). */
-  private stamp(ms: number, text: string | undefined): void {
-    if (!Number.isFinite(ms)) return;
-    if (!(ms >= this.firstMs)) {
-      this.firstMs = ms;
-      this.firstText = text;
-    }
-    if (!(ms <= this.lastMs)) {
-      this.lastMs = ms;
-      this.lastText = text;
-    }
-  }
-
   /** Legacy lines: the header, `record_type` markers, and bare response items. */
   private legacyEntry(f: Fields, line: number): void {
     this.legacy = true;
-    this.entryMs = NaN; // legacy items carry no timestamp
-    this.entryText = undefined;
+    this.times.entry(NaN, undefined); // legacy items carry no timestamp
     if (f.has('record_type')) return;
     if (!f.has('type') && f.has('id')) {
       this.sessionId ??= f.str('id');
       const timestamp = f.str('timestamp');
-      this.stamp(timestamp ? Date.parse(timestamp) : NaN, timestamp);
+      this.times.entry(timestamp ? Date.parse(timestamp) : NaN, timestamp);
       return;
     }
     if (f.has('type')) {
@@ -202,8 +171,7 @@ export class CodexScanner extends JsonlScanner {
   private setLast(kind: LastEntryKind, line: number): LastEntryFacts {
     const pending = [...this.pendingCalls.values()];
     this.last = { kind, line, pendingTools: pending.map((c) => c.name) };
-    this.lastEntryMs = this.entryMs;
-    this.lastEntryText = this.entryText;
+    this.times.decides();
     if (pending.some((c) => c.escalation)) this.last.escalation = true;
     if (this.approvalPolicy) this.last.approvalPolicy = this.approvalPolicy;
     return this.last;
@@ -426,8 +394,8 @@ export class CodexScanner extends JsonlScanner {
       harness: 'codex',
       role: 'session',
       models: this.modelOrder.slice(),
-      firstMs: this.firstMs,
-      lastMs: this.lastMs,
+      firstMs: this.times.firstMs,
+      lastMs: this.times.lastMs,
       usage: this.usage,
       copies: new Map(),
       subagents: [],
@@ -444,12 +412,7 @@ export class CodexScanner extends JsonlScanner {
     if (this.gitRemote) s.gitRemote = this.gitRemote;
     if (this.version) s.version = this.version;
     if (mainModel) s.mainModel = mainModel;
-    const first = timeText(this.firstMs, this.firstText);
-    if (first) s.firstTimestamp = first;
-    const last = timeText(this.lastMs, this.lastText);
-    if (last) s.lastTimestamp = last;
-    const entry = timeText(this.lastEntryMs, this.lastEntryText);
-    if (entry) s.last.timestamp = entry;
+    this.times.fill(s);
     if (this.title) s.title = this.title;
     return s;
   }

@@ -1,0 +1,64 @@
+/**
+ * The times a scanner keeps for its summary: of the first and last entries, and of the
+ * entry that decides the status. A timestamp in the canonical ISO form (which
+ * Fields.isoMs reads from the bytes) is kept as ms only and its text rebuilt for the
+ * summary; any other form keeps its text as written.
+ */
+import type { Fields } from './jsonSkim.ts';
+import { timeText } from './text.ts';
+import type { FileSummary } from './types.ts';
+
+export class EntryTimes {
+  firstMs = NaN;
+  lastMs = NaN;
+  private firstText: string | undefined;
+  private lastText: string | undefined;
+  private entryMs = NaN;
+  private entryText: string | undefined;
+  private decidingMs = NaN;
+  private decidingText: string | undefined;
+
+  /** Reads the `timestamp` of the entry being read (see entry); returns its ms or NaN. */
+  read(f: Fields): number {
+    const ms = f.isoMs('timestamp');
+    if (!Number.isNaN(ms)) {
+      this.entry(ms, undefined);
+      return ms;
+    }
+    const text = f.str('timestamp');
+    const parsed = text ? Date.parse(text) : NaN;
+    this.entry(parsed, text);
+    return parsed;
+  }
+
+  /** The time of the entry being read: NaN without one; `text` only when not canonical. */
+  entry(ms: number, text: string | undefined): void {
+    this.entryMs = ms;
+    this.entryText = text;
+    if (!Number.isFinite(ms)) return;
+    if (!(ms >= this.firstMs)) {
+      this.firstMs = ms;
+      this.firstText = text;
+    }
+    if (!(ms <= this.lastMs)) {
+      this.lastMs = ms;
+      this.lastText = text;
+    }
+  }
+
+  /** The entry being read decides the status so far. */
+  decides(): void {
+    this.decidingMs = this.entryMs;
+    this.decidingText = this.entryText;
+  }
+
+  /** A summary's first/last timestamps and its deciding entry's (`last.timestamp`). */
+  fill(s: FileSummary): void {
+    const first = timeText(this.firstMs, this.firstText);
+    if (first) s.firstTimestamp = first;
+    const last = timeText(this.lastMs, this.lastText);
+    if (last) s.lastTimestamp = last;
+    const deciding = timeText(this.decidingMs, this.decidingText);
+    if (deciding) s.last.timestamp = deciding;
+  }
+}
