@@ -33,6 +33,8 @@ export interface ScanStats {
   checkBytes: number;
   /** Files read by worker threads (also counted in fullScans and bytesRead). */
   workerScans: number;
+  /** Worker threads started (early or for a scan). */
+  workersStarted: number;
 }
 
 export interface ScanCacheOptions {
@@ -89,6 +91,7 @@ export class ScanCache {
     reused: 0,
     checkBytes: 0,
     workerScans: 0,
+    workersStarted: 0,
   };
   private readonly options: ScanCacheOptions;
 
@@ -102,11 +105,14 @@ export class ScanCache {
   >();
   private readonly buffers: Buffer[] = [];
   private readonly inflight = new Map<string, Promise<FileSummary>>();
+  /** Whether scanAll ran (startWorkers is for the first scan only). */
+  private scannedOnce = false;
   /** Workers started by startWorkers and not yet given work. */
   private readonly started: ScanWorker[] = [];
 
   /** Summaries of `files`, in order. Never throws for I/O: failures become problems. */
   async scanAll(files: readonly DiscoveredFile[], signal?: AbortSignal): Promise<FileSummary[]> {
+    this.scannedOnce = true;
     const elsewhere = await this.scanColdInWorkers(files);
     const summaries = await mapLimited(files, CONCURRENCY, (f) => {
       signal?.throwIfAborted();
@@ -152,7 +158,7 @@ export class ScanCache {
       }
     };
     const started = this.takeStartedWorkers();
-    while (started.length < workers) started.push(new ScanWorker(script));
+    while (started.length < workers) started.push(this.newWorker(script));
     const running = started.map((w) => w.run(queue, adopt).catch(() => undefined));
     const scanHere = async (f: DiscoveredFile) => done.set(f.path, await this.scan(f));
     await mapLimited(here, CONCURRENCY, scanHere);
@@ -169,14 +175,20 @@ export class ScanCache {
 
   /**
    * Starts the scan workers of a first scan early, before the folders are listed (a
-   * worker takes ~100 ms to start). Does nothing once files are known: later scans read
-   * appends, for which no worker is started. The next scanAll uses or stops them.
+   * worker takes ~100 ms to start). Does nothing after the first scan, even of empty
+   * folders: later scans read appends, and a refresh must not start a thread each time.
+   * The next scanAll uses or stops them.
    */
   startWorkers(): void {
     const script = this.options.scanWorker;
     const workers = this.options.workers ?? workerCount();
-    if (!script || this.entries.size > 0 || this.started.length > 0) return;
-    for (let i = 0; i < workers; i++) this.started.push(new ScanWorker(script));
+    if (!script || this.scannedOnce || this.started.length > 0) return;
+    for (let i = 0; i < workers; i++) this.started.push(this.newWorker(script));
+  }
+
+  private newWorker(script: string | URL): ScanWorker {
+    this.stats.workersStarted++;
+    return new ScanWorker(script);
   }
 
   /** Stops workers started early that no scan will use. */

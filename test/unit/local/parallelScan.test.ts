@@ -97,6 +97,15 @@ describe('parallel cold scan', () => {
       assert.equal(unneeded.stats.workerScans, 0);
       unneeded.startWorkers();
       assert.deepEqual(await unneeded.scanAll(files), expected, 'known files: no worker');
+
+      // Empty folders: the first scan's early worker is stopped, later refreshes start none.
+      const empty = new ScanCache({ scanWorker: WORKER, workers: 1 });
+      empty.startWorkers();
+      assert.deepEqual(await empty.scanAll([]), []);
+      assert.equal(empty.stats.workersStarted, 1);
+      empty.startWorkers();
+      assert.deepEqual(await empty.scanAll([]), []);
+      assert.equal(empty.stats.workersStarted, 1, 'no thread per refresh');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
