@@ -86,6 +86,22 @@ function emptyTotals(): UsageTotals {
  */
 const localDays = new Map<number, string>();
 const SLOT_MS = 900_000;
+/**
+ * Entries a day cache keeps: ten years of quarter hours. A long-running host that sees
+ * stranger timestamps starts the cache afresh rather than growing without bound.
+ */
+const DAY_CACHE_MAX = 350_000;
+
+/** Entries in the local and UTC day caches (for tests). */
+export function dayCacheSizes(): { local: number; utc: number } {
+  return { local: localDays.size, utc: utcDays.size };
+}
+
+/** `cache.set` that first empties a cache which reached DAY_CACHE_MAX. */
+function remember(cache: Map<number, string>, key: number, day: string): void {
+  if (cache.size >= DAY_CACHE_MAX) cache.clear();
+  cache.set(key, day);
+}
 
 export function localDay(ms: number): string {
   if (!Number.isFinite(ms)) return 'unknown';
@@ -95,7 +111,7 @@ export function localDay(ms: number): string {
     const d = new Date(ms);
     const pad = (n: number) => String(n).padStart(2, '0');
     day = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
-    localDays.set(slot, day);
+    remember(localDays, slot, day);
   }
   return day;
 }
@@ -117,7 +133,7 @@ export function utcDay(ms: number): string {
   let day = utcDays.get(n);
   if (day === undefined) {
     day = new Date(n * DAY_MS).toISOString().slice(0, 10);
-    utcDays.set(n, day);
+    remember(utcDays, n, day);
   }
   return day;
 }

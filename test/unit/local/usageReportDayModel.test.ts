@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { LocalIndex } from '../../../src/sources/local/localIndex.ts';
 import {
   buildUsageReport,
+  dayCacheSizes,
   localDay,
   utcDay,
   type UsageTotals,
@@ -150,6 +151,16 @@ describe('usage report: by day and model', () => {
     } finally {
       await cleanup();
     }
+  });
+
+  test('the day caches stay bounded over centuries of timestamps, and stay right', () => {
+    const DAY = 86_400_000;
+    for (let n = 0; n < 400_000; n++) utcDay(n * DAY + 1);
+    assert.ok(dayCacheSizes().utc <= 350_000, `utc cache: ${dayCacheSizes().utc} entries`);
+    assert.equal(utcDay(Date.parse('2026-07-01T12:00:00Z')), '2026-07-01');
+    assert.equal(utcDay(399_999 * DAY), new Date(399_999 * DAY).toISOString().slice(0, 10));
+    for (let slot = 0; slot < 400_000; slot++) localDay(slot * 900_000);
+    assert.ok(dayCacheSizes().local <= 350_000, `local cache: ${dayCacheSizes().local} entries`);
   });
 
   test('utcDay: the UTC calendar day, unknown without a timestamp', () => {
