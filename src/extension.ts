@@ -23,7 +23,7 @@ import { CompletionService } from './store/completions.ts';
 import { IntentStore } from './store/intentStore.ts';
 import { offerUnfinished, registerSteeringCommands } from './commands/steeringCommands.ts';
 import { registerManualTaskCommands } from './commands/manualTaskCommands.ts';
-import { registerUsageDashboard } from './webview/dashboardPanel.ts';
+import { registerUsageDashboard, type UsageDashboards } from './webview/dashboardPanel.ts';
 import { registerLocalUsageCommands } from './commands/localUsageCommands.ts';
 import { registerResumeCommands } from './commands/resumeCommands.ts';
 import { onLocalPricesChange, readLocalPrices, warnPriceProblems } from './config/localPrices.ts';
@@ -42,6 +42,7 @@ export interface ExtensionApi {
   tree: SessionsTreeProvider;
   view: vscode.TreeView<TreeNode>;
   panels: SessionPanels;
+  dashboards: UsageDashboards;
   completions: CompletionService;
   /** What activation cost this extension itself: evaluating the bundle and running activate(). */
   timing: { evaluateMs: number | undefined; activateMs: number };
@@ -95,6 +96,12 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     intents: new IntentStore(context.globalState),
     newKey: randomUUID,
   });
+  const dashboards = registerUsageDashboard({
+    extensionUri: context.extensionUri,
+    store,
+    adapters: () => loadSourceAdapters(context.extensionPath),
+    log,
+  });
 
   const syncConnections = () => {
     const all = registry.all();
@@ -143,12 +150,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     ...registerFilterCommands(store, tree),
     ...registerSteeringCommands({ store, completions }),
     ...registerManualTaskCommands(store),
-    ...registerUsageDashboard({
-      extensionUri: context.extensionUri,
-      store,
-      adapters: () => loadSourceAdapters(context.extensionPath),
-      log,
-    }),
+    ...dashboards.disposables,
     ...registerViewCommands(store, channel, tree),
     ...registerConnectionCommands({ registry, tokens, store, createSource }),
     ...registerDemoCommands({ demo, registry, tokens }),
@@ -171,7 +173,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     evaluateMs: loadStarted === undefined ? undefined : loadFinished - loadStarted,
     activateMs: performance.now() - activateStarted,
   };
-  return { registry, tokens, store, tree, view, panels, completions, timing };
+  return { registry, tokens, store, tree, view, panels, dashboards, completions, timing };
 }
 
 export function deactivate(): void {

@@ -98,9 +98,20 @@ export interface DashboardView {
   problems: string[];
 }
 
-/** Host → dashboard. */
+/**
+ * What the dashboard keeps with `setState` so that VS Code can restore its tab after a
+ * reload: the connection it shows and the range it shows it for.
+ */
+export interface DashboardPanelState {
+  connectionId: string;
+  range: DashboardRange;
+}
+
+/** Host → dashboard. `state` is for the webview to keep (see DashboardPanelState). */
 export type HostToDashboard =
-  { type: 'data'; view: DashboardView } | { type: 'loading' } | { type: 'failed'; message: string };
+  | { type: 'data'; view: DashboardView; state: DashboardPanelState }
+  | { type: 'loading' }
+  | { type: 'failed'; message: string };
 
 /** Dashboard → host. `ready` is the handshake: the host posts nothing before it. */
 export type DashboardToHost =
@@ -115,12 +126,23 @@ export function isDashboardMessage(value: unknown): value is DashboardToHost {
     case 'refresh':
       return true;
     case 'setRange':
-      return (
-        message.days === null || message.days === 7 || message.days === 30 || message.days === 90
-      );
+      return isRange(message.days);
     default:
       return false;
   }
+}
+
+function isRange(value: unknown): value is DashboardRange {
+  return value === null || value === 7 || value === 30 || value === 90;
+}
+
+/** A restored tab's state is the webview's: checked before the host trusts it. */
+export function isDashboardPanelState(value: unknown): value is DashboardPanelState {
+  if (!value || typeof value !== 'object') return false;
+  const state = value as Record<string, unknown>;
+  return (
+    typeof state.connectionId === 'string' && state.connectionId !== '' && isRange(state.range)
+  );
 }
 
 /** The range in words, shared by both sides. */

@@ -3,17 +3,19 @@
  * panel per connection (reused when opened again) showing get-agent-session-usage and
  * get-agent-session-analytics as charts (MCP), or the usage report of the local
  * transcripts (local connections). The host posts nothing until the webview says
- * `ready`; every message from the webview is checked by isDashboardMessage.
+ * `ready`; every message from the webview is checked by isDashboardMessage. The webview
+ * keeps its connection and range with setState, so a reload restores the tab (restore).
  */
 import * as vscode from 'vscode';
 import { connectionIdOf } from '../commands/commandArgs.ts';
 import { isBackendError } from '../domain/errors.ts';
 import type {
+  DashboardPanelState,
   DashboardRange,
   DashboardView,
   HostToDashboard,
 } from '../shared/dashboardProtocol.ts';
-import { isDashboardMessage } from '../shared/dashboardProtocol.ts';
+import { isDashboardMessage, isDashboardPanelState } from '../shared/dashboardProtocol.ts';
 import type { JsonToolCaller } from '../sources/mcp/jsonToolCaller.ts';
 import { hasLocalUsage } from '../sources/localUsageSource.ts';
 import type { SessionSource } from '../sources/sessionSource.ts';
@@ -42,7 +44,15 @@ export function isDashboardSource(source: SessionSource | undefined): source is 
   return !!source && typeof (source as Partial<JsonToolCaller>).callJson === 'function';
 }
 
-export function registerUsageDashboard(deps: UsageDashboardDeps): vscode.Disposable[] {
+/** The registered dashboard: its restore hook and open tabs are for the integration tests. */
+export interface UsageDashboards {
+  serializer: vscode.WebviewPanelSerializer;
+  /** Connections whose dashboard tab is open. */
+  openConnections(): string[];
+  disposables: vscode.Disposable[];
+}
+
+export function registerUsageDashboard(deps: UsageDashboardDeps): UsageDashboards {
   const panels = new Map<string, vscode.WebviewPanel>();
 
   // Capabilities first: asking the store for a source creates it (and loads its bundle).
@@ -101,27 +111,58 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): vscode.Disposa
     open(id, state.config.label);
   }
 
+  const options: vscode.WebviewPanelOptions & vscode.WebviewOptions = {
+    enableScripts: true,
+    enableCommandUris: false,
+    retainContextWhenHidden: false,
+    localResourceRoots: [
+      vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview'),
+      vscode.Uri.joinPath(deps.extensionUri, 'media'),
+    ],
+  };
+
   function open(connectionId: string, label: string): void {
+    const title = vscode.l10n.t('Usage: {0}', label);
     const panel = vscode.window.createWebviewPanel(
       DASHBOARD_PANEL_TYPE,
-      vscode.l10n.t('Usage: {0}', label),
+      title,
       vscode.ViewColumn.Active,
-      {
-        enableScripts: true,
-        enableCommandUris: false,
-        retainContextWhenHidden: false,
-        localResourceRoots: [
-          vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview'),
-          vscode.Uri.joinPath(deps.extensionUri, 'media'),
-        ],
-      },
+      options,
     );
+    attach(panel, connectionId, null);
+  }
+
+  /**
+   * A tab VS Code restores after a reload, from the state the webview kept. It is closed
+   * when that state is not ours, its connection is gone or no longer has a dashboard, or
+   * the connection's dashboard is already open.
+   */
+  async function restore(panel: vscode.WebviewPanel, saved: unknown): Promise<void> {
+    const connectionId = isDashboardPanelState(saved) ? saved.connectionId : undefined;
+    const state = connectionId ? deps.store.state(connectionId) : undefined;
+    if (!connectionId || !state || panels.has(connectionId)) {
+      panel.dispose();
+      return;
+    }
+    if (state.capabilities === undefined && state.config.kind !== 'local') {
+      await deps.store.refresh(connectionId);
+    }
+    if (!eligible(connectionId) || panels.has(connectionId)) {
+      panel.dispose();
+      return;
+    }
+    panel.webview.options = options;
+    panel.title = vscode.l10n.t('Usage: {0}', state.config.label);
+    attach(panel, connectionId, (saved as DashboardPanelState).range);
+  }
+
+  function attach(panel: vscode.WebviewPanel, connectionId: string, initial: DashboardRange): void {
     panels.set(connectionId, panel);
     panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'agent-sessions.svg');
     panel.webview.html = webviewHtml(panel.webview, deps.extensionUri, panel.title, DASHBOARD_PAGE);
 
     const post = (message: HostToDashboard) => void panel.webview.postMessage(message);
-    let range: DashboardRange = null;
+    let range: DashboardRange = initial;
     let ready = false;
     let running: AbortController | undefined;
     let lastFilters = deps.store.state(connectionId)?.filters;
@@ -157,7 +198,7 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): vscode.Disposa
         if (controller.signal.aborted) return;
         post(
           view
-            ? { type: 'data', view }
+            ? { type: 'data', view, state: { connectionId, range } }
             : {
                 type: 'failed',
                 message: vscode.l10n.t('This connection no longer offers a usage dashboard.'),
@@ -200,13 +241,21 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): vscode.Disposa
     ];
   }
 
-  return [
-    vscode.commands.registerCommand(DASHBOARD_COMMAND, (arg?: unknown) => show(arg)),
-    {
-      dispose() {
-        for (const panel of [...panels.values()]) panel.dispose();
-        panels.clear();
+  const serializer: vscode.WebviewPanelSerializer = {
+    deserializeWebviewPanel: (panel, saved) => restore(panel, saved),
+  };
+  return {
+    serializer,
+    openConnections: () => [...panels.keys()],
+    disposables: [
+      vscode.commands.registerCommand(DASHBOARD_COMMAND, (arg?: unknown) => show(arg)),
+      vscode.window.registerWebviewPanelSerializer(DASHBOARD_PANEL_TYPE, serializer),
+      {
+        dispose() {
+          for (const panel of [...panels.values()]) panel.dispose();
+          panels.clear();
+        },
       },
-    },
-  ];
+    ],
+  };
 }

@@ -137,6 +137,37 @@ describe('local usage report', () => {
           .find((t) => t.label === 'Usage: This machine (usage)'),
       );
       assert.ok(tab.input instanceof vscode.TabInputWebview);
+      assert.deepEqual(api.dashboards.openConnections(), [ID]);
+
+      // A reload restores dashboard tabs from the state their page kept. Not ours, an
+      // unknown connection, or a dashboard already open: the restored tab is closed.
+      const restore = async (state: unknown) => {
+        const panel = vscode.window.createWebviewPanel(
+          'agentSessions.dashboard',
+          'restored',
+          vscode.ViewColumn.Active,
+        );
+        let disposed = false;
+        panel.onDidDispose(() => (disposed = true));
+        // As in a real restore, the tab is shown when the serializer is asked. The
+        // workbench finishes showing a new webview a little after `visible`; disposing it
+        // sooner only makes the workbench log "OverlayWebview has been disposed".
+        await until('the tab to restore is shown', () => panel.visible && panel.active);
+        await new Promise((settled) => setTimeout(settled, 300));
+        await api.dashboards.serializer.deserializeWebviewPanel(panel, state);
+        return { panel, disposed: () => disposed };
+      };
+      assert.ok((await restore({ sessionId: 'x' })).disposed(), 'not a dashboard state');
+      assert.ok((await restore({ connectionId: 'gone', range: 7 })).disposed(), 'unknown');
+      assert.ok((await restore({ connectionId: ID, range: 7 })).disposed(), 'already open');
+
+      await vscode.window.tabGroups.close(tab);
+      await until('the dashboard closed', () => api.dashboards.openConnections().length === 0);
+      const restored = await restore({ connectionId: ID, range: 7 });
+      assert.equal(restored.disposed(), false, 'restored');
+      assert.deepEqual(api.dashboards.openConnections(), [ID]);
+      assert.equal(restored.panel.title, 'Usage: This machine (usage)');
+      assert.match(restored.panel.webview.html, /dashboard\.js/);
     } finally {
       await settings.update('local.prices', undefined, vscode.ConfigurationTarget.Global);
       // Untitled documents would ask to be saved: revert them instead.

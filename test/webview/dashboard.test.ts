@@ -111,6 +111,11 @@ async function show(message: HostToDashboard): Promise<void> {
 }
 
 const root = (selector: string) => h.page.locator(`usage-dashboard ${selector}`);
+/** The range buttons shown pressed. */
+const pressed = async () =>
+  (await root('button.range[aria-pressed="true"]').allInnerTexts()).map((t) => t.trim());
+/** What the host sends for the webview to keep (a restored tab starts from it). */
+const STATE = { connectionId: 'c1', range: 30 } as const;
 
 test('the dashboard says ready, then renders totals, both time charts and every breakdown', async () => {
   await h.load();
@@ -119,7 +124,7 @@ test('the dashboard says ready, then renders totals, both time charts and every 
   assert.deepEqual(posted[0], { type: 'ready' });
   assert.ok(posted.every(isDashboardMessage), 'only protocol messages');
 
-  await show({ type: 'data', view });
+  await show({ type: 'data', view, state: STATE });
   await root('section.breakdown').first().waitFor();
   assert.match(await root('h1').innerText(), /Usage — Closedloop \(prod\)/);
   const header = await root('header').innerText();
@@ -211,7 +216,7 @@ test('the dashboard says ready, then renders totals, both time charts and every 
 
 test('every chart has a table alternative behind "Show as table"', async () => {
   await h.load();
-  await show({ type: 'data', view });
+  await show({ type: 'data', view, state: STATE });
   await root('section.breakdown').first().waitFor();
   const summaries = root('summary');
   // 2 time charts + 7 breakdowns.
@@ -267,11 +272,9 @@ test('every chart has a table alternative behind "Show as table"', async () => {
 
 test('range buttons post setRange and show the pressed range; Refresh posts refresh', async () => {
   await h.load();
-  await show({ type: 'data', view });
+  await show({ type: 'data', view, state: STATE });
   await root('section.breakdown').first().waitFor();
   await h.probe.clearPosted();
-  const pressed = async () =>
-    (await root('button.range[aria-pressed="true"]').allInnerTexts()).map((t) => t.trim());
   assert.deepEqual(await pressed(), ['30 days']);
   assert.deepEqual(
     (await root('button.range').allInnerTexts()).map((t) => t.trim()),
@@ -302,9 +305,38 @@ test('range buttons post setRange and show the pressed range; Refresh posts refr
     (t) => t.includes('Loading usage for all time'),
     'loading status',
   );
-  await show({ type: 'data', view: { ...view, range: 7, rangeText: 'Last 7 days' } });
+  await show({
+    type: 'data',
+    view: { ...view, range: 7, rangeText: 'Last 7 days' },
+    state: { ...STATE, range: 7 },
+  });
   await until(pressed, (p) => p.join() === '7 days', 'the range of the data');
   assert.equal((await h.page.getByRole('status').innerText()).trim(), '');
+});
+
+test('the page keeps the connection and range it shows, for VS Code to restore the tab', async () => {
+  await h.load();
+  const saved = () =>
+    h.page.evaluate(() =>
+      (globalThis as unknown as { __probe: { savedState(): unknown } }).__probe.savedState(),
+    );
+  assert.equal(await saved(), undefined, 'nothing before data');
+  await show({ type: 'data', view, state: STATE });
+  await until(saved, (s) => JSON.stringify(s) === JSON.stringify(STATE), 'the state kept');
+  await show({
+    type: 'data',
+    view: { ...view, range: 7, rangeText: 'Last 7 days' },
+    state: { ...STATE, range: 7 },
+  });
+  await until(saved, (s) => (s as { range?: unknown }).range === 7, 'the new range kept');
+  // A malformed state from the host is not kept (its view still shows).
+  await h.probe.send({
+    type: 'data',
+    view: { ...view, range: 90, rangeText: 'Last 90 days' },
+    state: { connectionId: '', range: 5 },
+  });
+  await until(pressed, (p) => p.join() === '90 days', 'the malformed message was handled');
+  assert.deepEqual(await saved(), { ...STATE, range: 7 });
 });
 
 test('failed state: the message as an alert, with Retry; problems as a notice', async () => {
@@ -327,7 +359,7 @@ test('failed state: the message as an alert, with Retry; problems as a notice', 
     breakdowns: view.breakdowns.filter((b) => b.id === 'model'),
     problems: ['This server has no analytics tool; tool and project breakdowns are not shown.'],
   };
-  await show({ type: 'data', view: partial });
+  await show({ type: 'data', view: partial, state: STATE });
   await root('.problems').waitFor();
   assert.equal(await h.page.getByRole('alert').count(), 0);
   assert.match(await root('.problems').innerText(), /no analytics tool/);
@@ -347,7 +379,7 @@ test('model, repository, tool names and problems from the backend stay text', as
         data({ model: payload, repo: payload, tool: payload, problem: payload }),
         { connectionLabel: payload, range: null, filters: { harness: payload } },
       );
-      await show({ type: 'data', view: hostile });
+      await show({ type: 'data', view: hostile, state: STATE });
       await until(
         () => h.page.getByRole('img', { name: `${payload}: 650 uses` }).count(),
         (n) => n === 1,

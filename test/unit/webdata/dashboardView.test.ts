@@ -7,7 +7,10 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { BackendError } from '../../../src/domain/errors.ts';
 import { formatCost } from '../../../src/domain/format.ts';
-import { isDashboardMessage } from '../../../src/shared/dashboardProtocol.ts';
+import {
+  isDashboardMessage,
+  isDashboardPanelState,
+} from '../../../src/shared/dashboardProtocol.ts';
 import type { McpSource } from '../../../src/sources/mcp/mcpSource.ts';
 import {
   ANALYTICS_TOOL,
@@ -283,5 +286,27 @@ describe('dashboard protocol', () => {
       { type: '__proto__' },
     ])
       assert.equal(isDashboardMessage(bad), false, JSON.stringify(bad));
+  });
+
+  it('a restored tab state names a connection and a range, nothing else passes', () => {
+    for (const ok of [
+      { connectionId: 'c1', range: 7 },
+      { connectionId: 'c1', range: null },
+      { connectionId: 'c1', range: 90, extra: true },
+    ])
+      assert.equal(isDashboardPanelState(ok), true, JSON.stringify(ok));
+    for (const bad of [
+      undefined,
+      null,
+      'c1',
+      {},
+      { connectionId: '', range: 7 },
+      { connectionId: 3, range: 7 },
+      { connectionId: 'c1' },
+      { connectionId: 'c1', range: 14 },
+      { connectionId: 'c1', range: '7' },
+      { connectionId: 'c1', sessionId: 's1' },
+    ])
+      assert.equal(isDashboardPanelState(bad), false, JSON.stringify(bad));
   });
 });

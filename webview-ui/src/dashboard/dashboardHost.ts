@@ -1,7 +1,12 @@
-import type { DashboardToHost, HostToDashboard } from '../../../src/shared/dashboardProtocol.ts';
+import type {
+  DashboardPanelState,
+  DashboardToHost,
+  HostToDashboard,
+} from '../../../src/shared/dashboardProtocol.ts';
 
 interface VsCodeApi {
   postMessage(message: DashboardToHost): void;
+  setState(state: unknown): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -11,6 +16,10 @@ export const dashboardHost = (() => {
   return {
     post(message: DashboardToHost): void {
       api?.postMessage(message);
+    },
+    /** Kept by VS Code with the tab: what a reload restores the dashboard from. */
+    saveState(state: DashboardPanelState): void {
+      api?.setState(state);
     },
     onMessage(listener: (message: HostToDashboard) => void): () => void {
       const handler = (event: MessageEvent<HostToDashboard>) => listener(event.data);

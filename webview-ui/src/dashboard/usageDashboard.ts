@@ -7,7 +7,11 @@ import type {
   DashboardView,
   HostToDashboard,
 } from '../../../src/shared/dashboardProtocol.ts';
-import { DASHBOARD_RANGES, rangeText } from '../../../src/shared/dashboardProtocol.ts';
+import {
+  DASHBOARD_RANGES,
+  isDashboardPanelState,
+  rangeText,
+} from '../../../src/shared/dashboardProtocol.ts';
 import { tokens } from '../usage/usageChart.ts';
 import { barList, costChart, tokensChart } from './dashboardCharts.ts';
 import { dashboardHost } from './dashboardHost.ts';
@@ -58,6 +62,7 @@ export class UsageDashboard extends LitElement {
       this.view = message.view;
       this.pendingRange = undefined;
       this.phase = { state: 'ready' };
+      if (isDashboardPanelState(message.state)) dashboardHost.saveState(message.state);
     } else if (message.type === 'loading') {
       this.phase = { state: 'loading' };
     } else if (message.type === 'failed') {
