@@ -9,9 +9,9 @@
  * Fair play: both processes get the same minimal environment (the corpus folders in
  * CLAUDE_CONFIG_DIR/CODEX_HOME, an empty HOME so ccusage finds no other agents' data,
  * TZ=UTC and days bucketed in UTC on both sides); the files are in the page cache for both
- * (one untimed run of each first, which also gives the outputs that are compared); the three
- * timed rounds alternate which side runs first. Peak RSS is VmHWM from /proc/<pid>/status,
- * sampled every 5 ms while the process runs.
+ * (one untimed run of each first, which also gives the outputs that are compared); the
+ * timed rounds (ROUNDS) alternate which side runs first. Peak RSS is VmHWM from
+ * /proc/<pid>/status, sampled every 5 ms while the process runs.
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -204,6 +204,8 @@ function ourCells(report: OurReport, costs: Map<string, number>): Cells {
 }
 
 const ZERO: Tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+/** Timed runs of each process: five, as runs on a shared machine vary (medians are shown). */
+const ROUNDS = 5;
 const FIELD_LABEL: Record<Field, string> = {
   input: 'input',
   output: 'output',
@@ -246,7 +248,7 @@ export async function benchCcusage(): Promise<CcusageBench> {
     // Untimed: warms the page cache for both and gives the outputs to compare.
     theirReport = JSON.parse((await runCcusage(['--by-agent'])).stdout) as CcusageDaily;
     ourReport = JSON.parse((await runOurs()).stdout) as OurReport;
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < ROUNDS; i++) {
       if (i % 2 === 0) {
         theirRuns.push(await runCcusage());
         ourRuns.push(await runOurs());
@@ -288,12 +290,12 @@ export async function benchCcusage(): Promise<CcusageBench> {
   const label = `ccusage ${found.version}`;
   const rows: Row[] = [
     {
-      name: `${label}: daily --json --offline (UTC days, median of 3)`,
+      name: `${label}: daily --json --offline (UTC days, median of ${ROUNDS})`,
       value: round(theirMs, 0),
       unit: 'ms',
     },
     {
-      name: 'ours: usage report CLI (bundled) --json process (median of 3)',
+      name: `ours: usage report CLI (bundled) --json process (median of ${ROUNDS})`,
       value: round(ourMs, 0),
       unit: 'ms',
     },
@@ -303,7 +305,7 @@ export async function benchCcusage(): Promise<CcusageBench> {
       unit: 'x',
     },
     {
-      name: 'ours: first cold scan in a fresh process, discovery to totals (median of 3)',
+      name: `ours: first cold scan in a fresh process, discovery to totals (median of ${ROUNDS})`,
       value: round(firstScanMs, 0),
       unit: 'ms',
     },
