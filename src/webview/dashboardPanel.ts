@@ -10,7 +10,6 @@ import * as vscode from 'vscode';
 import { connectionIdOf } from '../commands/commandArgs.ts';
 import { isBackendError } from '../domain/errors.ts';
 import type {
-  DashboardPanelState,
   DashboardRange,
   DashboardView,
   HostToDashboard,
@@ -24,7 +23,7 @@ import type { SessionStore } from '../store/sessionStore.ts';
 import type { Logger } from '../util/logger.ts';
 import { dashboardFailure, dashboardFilters, toDashboardView } from './dashboardView.ts';
 import { localRangeStart, localUsageView } from './localUsageView.ts';
-import { webviewHtml } from './webviewHtml.ts';
+import { webviewHtml, webviewPanelOptions } from './webviewHtml.ts';
 
 export const DASHBOARD_COMMAND = 'agentSessions.showUsageDashboard';
 export const DASHBOARD_PANEL_TYPE = 'agentSessions.dashboard';
@@ -111,15 +110,7 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): UsageDashboard
     open(id, state.config.label);
   }
 
-  const options: vscode.WebviewPanelOptions & vscode.WebviewOptions = {
-    enableScripts: true,
-    enableCommandUris: false,
-    retainContextWhenHidden: false,
-    localResourceRoots: [
-      vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview'),
-      vscode.Uri.joinPath(deps.extensionUri, 'media'),
-    ],
-  };
+  const options = webviewPanelOptions(deps.extensionUri);
 
   function open(connectionId: string, label: string): void {
     const title = vscode.l10n.t('Usage: {0}', label);
@@ -138,9 +129,13 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): UsageDashboard
    * the connection's dashboard is already open.
    */
   async function restore(panel: vscode.WebviewPanel, saved: unknown): Promise<void> {
-    const connectionId = isDashboardPanelState(saved) ? saved.connectionId : undefined;
-    const state = connectionId ? deps.store.state(connectionId) : undefined;
-    if (!connectionId || !state || panels.has(connectionId)) {
+    if (!isDashboardPanelState(saved)) {
+      panel.dispose();
+      return;
+    }
+    const { connectionId, range } = saved;
+    const state = deps.store.state(connectionId);
+    if (!state || panels.has(connectionId)) {
       panel.dispose();
       return;
     }
@@ -153,7 +148,7 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): UsageDashboard
     }
     panel.webview.options = options;
     panel.title = vscode.l10n.t('Usage: {0}', state.config.label);
-    attach(panel, connectionId, (saved as DashboardPanelState).range);
+    attach(panel, connectionId, range);
   }
 
   function attach(panel: vscode.WebviewPanel, connectionId: string, initial: DashboardRange): void {

@@ -26,7 +26,7 @@ function isDataMessage(message: WebviewMessage): message is Parameters<PanelData
   return DATA_MESSAGES.has(message.type);
 }
 import type { SessionStore } from '../store/sessionStore.ts';
-import { webviewHtml } from './webviewHtml.ts';
+import { webviewHtml, webviewPanelOptions } from './webviewHtml.ts';
 
 export const SESSION_PANEL_TYPE = 'agentSessions.session';
 
@@ -89,15 +89,7 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
   }
 
   private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
-    return {
-      enableScripts: true,
-      enableCommandUris: false,
-      retainContextWhenHidden: false,
-      localResourceRoots: [
-        vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview'),
-        vscode.Uri.joinPath(this.extensionUri, 'media'),
-      ],
-    };
+    return webviewPanelOptions(this.extensionUri);
   }
 
   private attach(panel: vscode.WebviewPanel, state: PanelState): void {

@@ -13,6 +13,24 @@ export interface WebviewPage {
 export const SESSION_PAGE: WebviewPage = { script: 'main.js', element: 'session-details' };
 
 /**
+ * Options of our webview panels: scripts on, command links off, resources only from the
+ * built webview folder and media/, nothing kept while hidden (pages restore from state).
+ */
+export function webviewPanelOptions(
+  extensionUri: vscode.Uri,
+): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+  return {
+    enableScripts: true,
+    enableCommandUris: false,
+    retainContextWhenHidden: false,
+    localResourceRoots: [
+      vscode.Uri.joinPath(extensionUri, 'dist', 'webview'),
+      vscode.Uri.joinPath(extensionUri, 'media'),
+    ],
+  };
+}
+
+/**
  * The webview's HTML with a strict CSP: nothing by default, scripts only with this
  * load's nonce, styles and fonts only from the built webview folder.
  */

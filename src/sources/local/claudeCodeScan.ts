@@ -319,44 +319,30 @@ export class ClaudeCodeScanner extends JsonlScanner {
     ) {
       return this.usageRecord(model, m.parse('usage'), ms);
     }
-    let cacheWrite1h = 0;
+    let cacheWrite1h: number | undefined;
     const c = u.range('cache_creation');
     const cf = this.creationFields;
     if (c && this.buf[c[0]] === 0x7b && skimObject(this.buf, c[0], c[1], cf)) {
-      const v = cf.num('ephemeral_1h_input_tokens');
-      if (Number.isNaN(v)) return this.usageRecord(model, m.parse('usage'), ms);
-      cacheWrite1h = count(v);
+      cacheWrite1h = cf.num('ephemeral_1h_input_tokens');
+      if (Number.isNaN(cacheWrite1h)) return this.usageRecord(model, m.parse('usage'), ms);
     }
-    return {
-      model: model && model !== SYNTHETIC ? model : undefined,
-      ms,
-      input: count(n[0]),
-      output: count(n[1]),
-      cacheRead: count(n[2]),
-      cacheWrite: count(n[3]),
-      cacheWrite1h,
-      reasoning: 0,
-    };
+    return usageRecordOf(model, ms, n[0], n[1], n[2], n[3], cacheWrite1h);
   }
 
   /** One line's usage as a record (undefined when the line has no usage object). */
-  private usageRecord(modelName: unknown, usage: unknown, ms: number): UsageRecord | undefined {
+  private usageRecord(model: unknown, usage: unknown, ms: number): UsageRecord | undefined {
     if (!usage || typeof usage !== 'object') return undefined;
     const u = usage as Json;
     const creation = u.cache_creation as Json | null | undefined;
-    const model =
-      typeof modelName === 'string' && modelName && modelName !== SYNTHETIC ? modelName : undefined;
-    return {
+    return usageRecordOf(
       model,
       ms,
-      input: count(u.input_tokens),
-      output: count(u.output_tokens),
-      cacheRead: count(u.cache_read_input_tokens),
-      cacheWrite: count(u.cache_creation_input_tokens),
-      cacheWrite1h:
-        creation && typeof creation === 'object' ? count(creation.ephemeral_1h_input_tokens) : 0,
-      reasoning: 0,
-    };
+      u.input_tokens,
+      u.output_tokens,
+      u.cache_read_input_tokens,
+      u.cache_creation_input_tokens,
+      creation && typeof creation === 'object' ? creation.ephemeral_1h_input_tokens : 0,
+    );
   }
 
   /** Adds one line's usage record to `map` with the per-field maximum per response key. */
@@ -393,33 +379,18 @@ export class ClaudeCodeScanner extends JsonlScanner {
   }
 
   private user(f: Fields, line: number, forStatus: boolean): void {
-    const r = f.range('message');
-    if (!r) return;
-    // Fast path: tool results are most of the bytes; their content is never decoded. The
-    // content blocks were found with the line's skim; each is skimmed for its fields.
+    if (!f.has('message')) return;
+    // Tool results are most of the bytes; their content is never decoded. The content
+    // blocks were found with the line's skim; each is skimmed for its fields.
     if (this.toolResultBlocks()) {
       const ids = this.resultIds;
       this.linkFromToolUseResult(f, ids[0]);
       if (forStatus) this.toolResults(ids, this.resultError, line);
       return;
     }
+    // Not tool results: a prompt, or harness bookkeeping (meta lines, slash commands).
     const msg = f.parse('message') as Json | null | undefined;
     const content = msg && typeof msg === 'object' ? msg.content : undefined;
-    if (Array.isArray(content)) {
-      const results = (content as Json[]).filter((b) => b && b.type === 'tool_result');
-      if (results.length > 0) {
-        const ids = results.map((b) => b.tool_use_id).filter((id) => typeof id === 'string');
-        this.linkFromToolUseResult(f, ids[0] as string | undefined);
-        if (forStatus) {
-          this.toolResults(
-            ids as string[],
-            results.some((b) => b.is_error === true),
-            line,
-          );
-        }
-        return;
-      }
-    }
     if (f.bool('isMeta') || f.bool('isCompactSummary') || f.bool('isVisibleInTranscriptOnly')) {
       return;
     }
@@ -567,4 +538,26 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (fallback) s.summaryTitle = fallback;
     return s;
   }
+}
+
+/** A usage record from raw counts (each through count(): null, strings, negatives are 0). */
+function usageRecordOf(
+  model: unknown,
+  ms: number,
+  input: unknown,
+  output: unknown,
+  cacheRead: unknown,
+  cacheWrite: unknown,
+  cacheWrite1h: unknown,
+): UsageRecord {
+  return {
+    model: typeof model === 'string' && model && model !== SYNTHETIC ? model : undefined,
+    ms,
+    input: count(input),
+    output: count(output),
+    cacheRead: count(cacheRead),
+    cacheWrite: count(cacheWrite),
+    cacheWrite1h: count(cacheWrite1h),
+    reasoning: 0,
+  };
 }

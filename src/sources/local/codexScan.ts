@@ -7,7 +7,7 @@
  * starts a new series), never a sum of `last_token_usage`. Reasoning items and tool
  * output are never parsed: only their type and call id are read from the raw bytes.
  */
-import { Fields, StringMemo, hasKeyPattern, skimObject } from './jsonSkim.ts';
+import { Fields, RawMemo, StringMemo, hasKeyPattern, skimObject } from './jsonSkim.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
 import { asksUser, cleanTitle, count, firstText, repositoryFromRemote } from './text.ts';
@@ -35,6 +35,13 @@ const ESCALATION_MARKERS = [
   Buffer.from('with_escalated_permissions'),
   Buffer.from('require_escalated'),
 ];
+/** The counts read from `info.total_token_usage`, in the order totalOf expects them. */
+const TOTAL_KEYS = [
+  'input_tokens',
+  'cached_input_tokens',
+  'output_tokens',
+  'reasoning_output_tokens',
+] as const;
 /** User-role texts the CLI injects (instructions, environment), not prompts. */
 const INJECTED_PREFIXES = ['<', '# AGENTS.md instructions'];
 
@@ -71,9 +78,9 @@ export class CodexScanner extends JsonlScanner {
   private readonly inner = new Fields();
   private readonly info = new Fields();
   private readonly total = new Fields();
-  /** The last token_count payload's bytes (a reused buffer) and their length. */
-  private lastTokenPayload = Buffer.alloc(0);
-  private lastTokenLength = -1;
+  /** The last token_count payload's bytes. */
+  private readonly tokenPayload = new RawMemo();
+  private readonly totalNumbers: (number | undefined)[] = [];
   private readonly types = new StringMemo();
   private readonly itemTypes = new StringMemo();
 
@@ -198,7 +205,7 @@ export class CodexScanner extends JsonlScanner {
       else this.assistantText(text, line);
       return;
     }
-    const id = p.str('call_id') || p.str('id') || '';
+    const id = p.str('call_id') ?? p.str('id') ?? '';
     const name = p.str('name') ?? type!;
     // The arguments are parsed only when they may ask for escalation (most calls do not).
     const escalation =
@@ -276,17 +283,7 @@ export class CodexScanner extends JsonlScanner {
   }
 
   private sameAsLastTokenCount(p: Fields): boolean {
-    const n = p.end - p.start;
-    if (
-      n === this.lastTokenLength &&
-      p.buf.compare(this.lastTokenPayload, 0, n, p.start, p.end) === 0
-    ) {
-      return true;
-    }
-    if (this.lastTokenPayload.length < n) this.lastTokenPayload = Buffer.alloc(Math.max(n, 1024));
-    p.buf.copy(this.lastTokenPayload, 0, p.start, p.end);
-    this.lastTokenLength = n;
-    return false;
+    return !this.tokenPayload.update(0, p.buf, p.start, p.end);
   }
 
   /** A token_count payload: its `info.total_token_usage` read by skimming, not parsing. */
@@ -349,20 +346,12 @@ export class CodexScanner extends JsonlScanner {
     }
     const r = this.info.range('total_token_usage');
     if (!r || buf[r[0]] !== 0x7b) return this.parsedTotal(p);
-    const t = this.total;
-    if (!skimObject(buf, r[0], r[1], t)) return this.parsedTotal(p);
-    const input = t.num('input_tokens');
-    const cached = t.num('cached_input_tokens');
-    const output = t.num('output_tokens');
-    const reasoning = t.num('reasoning_output_tokens');
-    // A malformed number: the parse below throws and the line is reported.
-    if ([input, cached, output, reasoning].some((v) => Number.isNaN(v))) return this.parsedTotal(p);
-    return {
-      input: count(input),
-      cached: count(cached),
-      output: count(output),
-      reasoning: count(reasoning),
-    };
+    const n = this.totalNumbers;
+    // A malformed number: the parse in parsedTotal throws and the line is reported.
+    if (!skimObject(buf, r[0], r[1], this.total) || !this.total.numbers(TOTAL_KEYS, n)) {
+      return this.parsedTotal(p);
+    }
+    return { input: count(n[0]), cached: count(n[1]), output: count(n[2]), reasoning: count(n[3]) };
   }
 
   /** The same through JSON.parse, for any other shape (null, strings, bad JSON). */

@@ -120,14 +120,8 @@ export class Fields {
    * the end: of duplicate keys the last one wins, as in JSON.parse.
    */
   private index(key: string): number {
-    const n = key.length;
-    const buf = this.buf;
     for (let i = this.size - 1; i >= 0; i--) {
-      const s = this.at[i * 4]!;
-      if (this.at[i * 4 + 1]! - s !== n) continue;
-      let j = 0;
-      while (j < n && buf[s + j] === key.charCodeAt(j)) j++;
-      if (j === n) return i;
+      if (keyIs(this.buf, this.at[i * 4]!, this.at[i * 4 + 1]!, key)) return i;
     }
     return -1;
   }
@@ -237,17 +231,12 @@ export class Fields {
    */
   numbers(keys: readonly string[], out: (number | undefined)[]): boolean {
     for (let k = 0; k < keys.length; k++) out[k] = undefined;
-    const buf = this.buf;
     let ok = true;
     for (let i = 0; i < this.size; i++) {
       const ks = this.at[i * 4]!;
-      const n = this.at[i * 4 + 1]! - ks;
+      const ke = this.at[i * 4 + 1]!;
       for (let k = 0; k < keys.length; k++) {
-        const key = keys[k]!;
-        if (key.length !== n) continue;
-        let j = 0;
-        while (j < n && buf[ks + j] === key.charCodeAt(j)) j++;
-        if (j < n) continue;
+        if (!keyIs(this.buf, ks, ke, keys[k]!)) continue;
         // Duplicate keys: the last one wins, as in JSON.parse.
         const v = this.numAt(i);
         out[k] = v;
@@ -302,6 +291,13 @@ function digits(buf: Buffer, at: number, n: number): number {
   return bad ? NaN : v;
 }
 
+/** Whether the first `n` bytes of `held` equal buf[start, start + n). */
+function sameBytes(held: Uint8Array, buf: Uint8Array, start: number, n: number): boolean {
+  let j = 0;
+  while (j < n && held[j] === buf[start + j]) j++;
+  return j === n;
+}
+
 /** The raw bytes last seen per slot, in buffers reused from line to line. */
 export class RawMemo {
   private readonly bytes: Buffer[] = [];
@@ -311,11 +307,7 @@ export class RawMemo {
   update(slot: number, buf: Buffer, start: number, end: number): boolean {
     const n = end - start;
     let held = this.bytes[slot];
-    if (held && this.lengths[slot] === n) {
-      let j = 0;
-      while (j < n && held[j] === buf[start + j]) j++;
-      if (j === n) return false;
-    }
+    if (held && this.lengths[slot] === n && sameBytes(held, buf, start, n)) return false;
     if (!held || held.length < n) {
       held = Buffer.allocUnsafe(Math.max(n, 64));
       this.bytes[slot] = held;
@@ -345,10 +337,7 @@ export class StringMemo {
     const n = end - start;
     for (let k = 0; k < this.raws.length; k++) {
       const raw = this.raws[k]!;
-      if (raw.length !== n) continue;
-      let j = 0;
-      while (j < n && raw[j] === buf[start + j]) j++;
-      if (j === n) return this.values[k];
+      if (raw.length === n && sameBytes(raw, buf, start, n)) return this.values[k];
     }
     const value = decodeString(buf, start, end);
     if (value === undefined || n > 64) return value;
@@ -464,24 +453,26 @@ export function skimObject(
   until?: string,
   nested?: Nested,
 ): boolean {
-  for (let n = nested; n; n = n.nested) {
-    n.out.reset(buf, 0, 0);
-    if (n.elements) n.elements.length = 0;
-  }
+  resetNested(buf, nested);
   // `until` asks for a key near the start: the JS walk stops there, the kernel would not.
   if (kernel !== undefined && buf === kernel.buf && until === undefined) {
     const e = kernelSkim(kernel, buf, start, end, out, nested);
     if (kernel.takeSurrogate()) escapes.surrogate = true;
     if (e !== KERNEL_OVERFLOW) return e >= 0 && skipWs(buf, e, end) === end;
-    for (let n = nested; n; n = n.nested) {
-      n.out.reset(buf, 0, 0);
-      if (n.elements) n.elements.length = 0;
-    }
+    resetNested(buf, nested); // the JS walk starts over
   }
   const e = skimAt(buf, start, end, out, until, nested);
   if (kernel?.takeSurrogate()) escapes.surrogate = true;
   if (e === STOPPED) return true;
   return e >= 0 && skipWs(buf, e, end) === end;
+}
+
+/** Nested objects not seen (yet): `ok` false, no elements. */
+function resetNested(buf: Buffer, nested: Nested | undefined): void {
+  for (let n = nested; n; n = n.nested) {
+    n.out.reset(buf, 0, 0);
+    if (n.elements) n.elements.length = 0;
+  }
 }
 
 /**
