@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LocalIndex } from '../src/sources/local/localIndex.ts';
 import {
-  buildUsageReport,
   localDay,
   scanUsage,
   utcDay,
@@ -68,12 +67,6 @@ const report = await scanUsage({ index, dayOf });
 const scanMs = performance.now() - scanStarted;
 const snapshot = index.snapshot!;
 
-/** The day × model cells of one harness alone (its records are already de-duplicated). */
-function harnessReport(harness: string): UsageReport {
-  const sessions = snapshot.sessions.filter((s) => s.harness === harness);
-  return buildUsageReport({ ...snapshot, sessions }, index.pricing, { dayOf });
-}
-
 const problemKinds: Record<string, number> = {};
 for (const p of report.problems) problemKinds[p.kind] = (problemKinds[p.kind] ?? 0) + 1;
 const timezone = args.utc ? 'UTC' : Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -82,10 +75,10 @@ if (args.json) {
   const byHarness = Object.fromEntries(
     Object.keys(report.byHarness)
       .sort()
-      .map((harness) => {
-        const h = harnessReport(harness);
-        return [harness, { totals: h.totals, byDay: h.byDay, byDayModel: h.byDayModel }];
-      }),
+      .map((harness) => [
+        harness,
+        { totals: report.byHarness[harness], ...report.harnesses[harness] },
+      ]),
   );
   const out = {
     timezone,

@@ -61,6 +61,9 @@ const USAGE_KEYS = [
   'cache_creation_input_tokens',
 ] as const;
 
+/** The RawMemo slot of the usage bytes last read without a problem (0, 1: the ids). */
+const USAGE_SLOT = 2;
+
 /** stop_reason values that end the assistant's turn. */
 const TURN_END_STOPS = new Set(['end_turn', 'stop_sequence', 'max_tokens', 'refusal']);
 /** User texts that are harness bookkeeping, not prompts (slash commands and their output). */
@@ -238,10 +241,21 @@ export class ClaudeCodeScanner extends JsonlScanner {
     // the bytes of the previous line's, its record is updated without building a key.
     const idChanged = m.changed('id', this.responseIds, 0);
     const requestChanged = f.changed('requestId', this.responseIds, 1);
-    const usage = this.skimUsage(m, model, ms);
-    if (!idChanged && !requestChanged && this.lastResponse) {
-      if (usage) mergeUsage(this.lastResponse, usage);
+    const last = this.lastResponse;
+    if (!idChanged && !requestChanged && last) {
+      // Mostly the same usage bytes again (one line per content block): nothing to merge
+      // once the record has its model and time.
+      const r = m.range('usage');
+      const same =
+        r !== undefined &&
+        this.responseIds.holds(USAGE_SLOT, this.buf, r[0], r[1]) &&
+        (last.model !== undefined || model === undefined || model === SYNTHETIC) &&
+        (Number.isFinite(last.ms) || !Number.isFinite(ms));
+      const usage = same ? undefined : this.skimUsage(m, model, ms);
+      if (usage) mergeUsage(last, usage);
     } else {
+      this.responseIds.forget(USAGE_SLOT);
+      const usage = this.skimUsage(m, model, ms);
       const id = m.str('id');
       const requestId = f.str('requestId');
       const rec = this.record(this.usage, id, requestId, usage, line);
@@ -326,6 +340,8 @@ export class ClaudeCodeScanner extends JsonlScanner {
       cacheWrite1h = cf.num('ephemeral_1h_input_tokens');
       if (Number.isNaN(cacheWrite1h)) return this.usageRecord(model, m.parse('usage'), ms);
     }
+    // Read without a problem: the next line of this response may skip bytes like these.
+    this.responseIds.update(USAGE_SLOT, this.buf, r[0], r[1]);
     return usageRecordOf(model, ms, n[0], n[1], n[2], n[3], cacheWrite1h);
   }
 

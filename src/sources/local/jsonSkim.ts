@@ -178,23 +178,29 @@ export class Fields {
       return NaN;
     }
     // Each part from its digits; any non-digit makes it NaN (checked below).
+    const minute = digits(b, s + 15, 2);
+    const second = digits(b, s + 18, 2);
+    const milli = digits(b, s + 21, 3);
+    if (!(minute <= 59 && second <= 59 && milli >= 0)) return NaN;
+    const inHour = minute * 60_000 + second * 1000 + milli;
+    // Most lines of a file are written within the hour of the line before.
+    if (sameBytes(lastHour.bytes, b, s + 1, 13)) return lastHour.ms + inHour;
     const year = digits(b, s + 1, 4);
     const month = digits(b, s + 6, 2);
     const day = digits(b, s + 9, 2);
     const hour = digits(b, s + 12, 2);
-    const minute = digits(b, s + 15, 2);
-    const second = digits(b, s + 18, 2);
-    const milli = digits(b, s + 21, 3);
     // Out-of-range parts (month 13, hour 24…) would roll over in Date.UTC: not canonical.
     if (
       !(year >= 1000) ||
       !(month >= 1 && month <= 12) ||
       !(day >= 1 && day <= daysInMonth(year, month)) ||
-      !(hour <= 23 && minute <= 59 && second <= 59 && milli >= 0)
+      !(hour <= 23)
     ) {
       return NaN;
     }
-    return Date.UTC(year, month - 1, day, hour, minute, second, milli);
+    lastHour.ms = Date.UTC(year, month - 1, day, hour);
+    lastHour.bytes.set(b.subarray(s + 1, s + 14));
+    return lastHour.ms + inHour;
   }
 
   /** True only for a literal `true`. */
@@ -274,6 +280,12 @@ export class Fields {
   }
 }
 
+/**
+ * The date and hour (`YYYY-MM-DDTHH`) of the last canonical timestamp isoMs read, and
+ * their epoch ms. Empty bytes match no timestamp (they start with a digit).
+ */
+const lastHour = { bytes: new Uint8Array(13), ms: NaN };
+
 function daysInMonth(year: number, month: number): number {
   if (month !== 2) return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
   return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
@@ -305,9 +317,9 @@ export class RawMemo {
 
   /** Whether [start, end) of `buf` differs from what `slot` holds (then holds it). */
   update(slot: number, buf: Buffer, start: number, end: number): boolean {
+    if (this.holds(slot, buf, start, end)) return false;
     const n = end - start;
     let held = this.bytes[slot];
-    if (held && this.lengths[slot] === n && sameBytes(held, buf, start, n)) return false;
     if (!held || held.length < n) {
       held = Buffer.allocUnsafe(Math.max(n, 64));
       this.bytes[slot] = held;
@@ -315,6 +327,18 @@ export class RawMemo {
     buf.copy(held, 0, start, end);
     this.lengths[slot] = n;
     return true;
+  }
+
+  /** Empties `slot` (its next update is a change). */
+  forget(slot: number): void {
+    this.lengths[slot] = -1;
+  }
+
+  /** Whether `slot` holds exactly the bytes [start, end) of `buf`. */
+  holds(slot: number, buf: Buffer, start: number, end: number): boolean {
+    const n = end - start;
+    const held = this.bytes[slot];
+    return held !== undefined && this.lengths[slot] === n && sameBytes(held, buf, start, n);
   }
 }
 

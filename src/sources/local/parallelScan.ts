@@ -13,12 +13,15 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { DiscoveredFile } from './discovery.ts';
+import type { PackedUsage } from './packedUsage.ts';
 import type { FileSummary } from './types.ts';
 
-/** What a worker sends back per file (structured-cloned). */
+/** What a worker sends back per file (structured-cloned; usage packed, see packedUsage.ts). */
 export interface ScannedElsewhere {
   path: string;
-  summary: FileSummary;
+  summary: Omit<FileSummary, 'usage' | 'copies'>;
+  usage: PackedUsage;
+  copies: PackedUsage;
   size: number;
   mtimeMs: number;
   ino: number;
@@ -37,8 +40,13 @@ export type FromWorker =
 export const PARALLEL_MIN_BYTES = 24 << 20;
 /** Files written this recently are likely to grow: their parser state should stay here. */
 const RECENT_MS = 15 * 60_000;
-/** A worker takes files from the queue in batches of about this many bytes. */
+/**
+ * A worker takes files from the queue in batches of about this many bytes, or of an
+ * eighth of what is left when that is less: near the end the batches shrink, so that no
+ * thread waits long for another's last batch (it holds two in flight).
+ */
 const BATCH_BYTES = 4 << 20;
+const MIN_BATCH_BYTES = 256 << 10;
 
 /** Worker threads to use besides the main thread (none on one core; at most 3). */
 export function workerCount(): number {
@@ -49,22 +57,32 @@ export function workerCount(): number {
 export class ScanQueue {
   private readonly files: DiscoveredFile[];
   private next = 0;
+  /** Bytes of the files not taken yet. */
+  private left: number;
 
   constructor(files: readonly DiscoveredFile[]) {
     this.files = [...files].sort((a, b) => b.size - a.size);
+    this.left = files.reduce((n, f) => n + f.size, 0);
   }
 
   /** The next file, or undefined when the queue is empty. */
   take(): DiscoveredFile | undefined {
-    return this.files[this.next++];
+    const f = this.files[this.next++];
+    if (f) this.left -= f.size;
+    return f;
   }
 
-  /** Files adding up to about `bytes` (at least one while any is left). */
-  takeBatch(bytes = BATCH_BYTES): DiscoveredFile[] {
+  /**
+   * Files adding up to about `bytes` (at least one while any is left); by default a
+   * worker's batch, which shrinks towards the end of the queue.
+   */
+  takeBatch(
+    bytes = Math.max(MIN_BATCH_BYTES, Math.min(BATCH_BYTES, this.left / 8)),
+  ): DiscoveredFile[] {
     const batch: DiscoveredFile[] = [];
     let total = 0;
     while (this.next < this.files.length && (batch.length === 0 || total < bytes)) {
-      const f = this.files[this.next++]!;
+      const f = this.take()!;
       batch.push(f);
       total += f.size;
     }

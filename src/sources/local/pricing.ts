@@ -109,6 +109,9 @@ export type PriceTable = Readonly<Record<string, ModelPrice>>;
 export class Pricing {
   private readonly table: Map<string, ModelPrice>;
   private readonly memo = new Map<string, ModelPrice | undefined>();
+  /** The last lookup: records come in runs of one model, so most lookups repeat it. */
+  private lastModel: string | undefined;
+  private lastPrice: ModelPrice | undefined;
 
   constructor(overrides: PriceTable = {}) {
     this.table = new Map(Object.entries(DEFAULT_PRICES));
@@ -125,18 +128,26 @@ export class Pricing {
    */
   priceOf(model: string | undefined): ModelPrice | undefined {
     if (!model) return undefined;
-    if (this.memo.has(model)) return this.memo.get(model);
-    const id = normalizeModel(model);
-    let price = this.table.get(id) ?? this.table.get(ALIASES[id] ?? '');
-    if (!price) {
-      let bestKey = '';
-      for (const key of this.table.keys()) {
-        if (id.startsWith(`${key}-`) && key.length > bestKey.length) bestKey = key;
-      }
-      price = bestKey ? this.table.get(bestKey) : undefined;
+    if (model === this.lastModel) return this.lastPrice;
+    let price: ModelPrice | undefined;
+    if (this.memo.has(model)) price = this.memo.get(model);
+    else {
+      price = this.lookUp(normalizeModel(model));
+      this.memo.set(model, price);
     }
-    this.memo.set(model, price);
+    this.lastModel = model;
+    this.lastPrice = price;
     return price;
+  }
+
+  private lookUp(id: string): ModelPrice | undefined {
+    const price = this.table.get(id) ?? this.table.get(ALIASES[id] ?? '');
+    if (price) return price;
+    let bestKey = '';
+    for (const key of this.table.keys()) {
+      if (id.startsWith(`${key}-`) && key.length > bestKey.length) bestKey = key;
+    }
+    return bestKey ? this.table.get(bestKey) : undefined;
   }
 
   /** USD for one record; undefined when it has tokens and its model has no price. */

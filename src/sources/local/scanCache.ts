@@ -18,6 +18,7 @@ import {
   workerCount,
   type ScannedElsewhere,
 } from './parallelScan.ts';
+import { unpackUsage } from './packedUsage.ts';
 import type { FileSummary, LocalProblem } from './types.ts';
 
 export interface ScanStats {
@@ -152,10 +153,7 @@ export class ScanCache {
     const { here, queue } = splitForThreads(cold, Date.now());
     const adopt = (scanned: ScannedElsewhere[], bytesRead: number) => {
       this.stats.bytesRead += bytesRead;
-      for (const f of scanned) {
-        this.adopt(f);
-        done.set(f.path, f.summary);
-      }
+      for (const f of scanned) done.set(f.path, this.adopt(f));
     };
     const started = this.takeStartedWorkers();
     while (started.length < workers) started.push(this.newWorker(script));
@@ -200,24 +198,30 @@ export class ScanCache {
     return this.started.splice(0);
   }
 
-  /** What a worker learnt about a file, as an entry without parser state. */
-  private adopt(f: ScannedElsewhere): void {
+  /** What a worker learnt about a file, as an entry without parser state; its summary. */
+  private adopt(f: ScannedElsewhere): FileSummary {
     this.stats.fullScans++;
     this.stats.workerScans++;
+    const summary: FileSummary = {
+      ...f.summary,
+      usage: unpackUsage(f.usage),
+      copies: unpackUsage(f.copies),
+    };
     this.entries.set(f.path, {
       scanner: undefined,
       size: f.size,
       mtimeMs: f.mtimeMs,
       ino: f.ino,
       dev: f.dev,
-      summary: f.summary,
+      summary,
       failed: f.failed,
       tail: Buffer.from(f.tail),
     });
+    return summary;
   }
 
   /** A file's cache key and tail, for a worker to send back (see parallelScan.ts). */
-  exportEntry(path: string): Omit<ScannedElsewhere, 'summary'> | undefined {
+  exportEntry(path: string): Omit<ScannedElsewhere, 'summary' | 'usage' | 'copies'> | undefined {
     const e = this.entries.get(path);
     if (!e) return undefined;
     const { size, mtimeMs, ino, dev, failed, tail } = e;

@@ -7,6 +7,7 @@ import { parentPort } from 'node:worker_threads';
 import { mapLimited } from '../../util/mapLimited.ts';
 import type { DiscoveredFile } from './discovery.ts';
 import type { FromWorker, ToWorker } from './parallelScan.ts';
+import { packUsage } from './packedUsage.ts';
 import { ScanCache } from './scanCache.ts';
 
 /** Files read at once, as on the main thread (see scanCache.ts). */
@@ -26,7 +27,15 @@ if (port) {
       const summaries = await mapLimited(files, CONCURRENCY, (f) => cache.scan(f));
       const reply: FromWorker = {
         type: 'scanned',
-        files: files.map((f, i) => ({ ...cache.exportEntry(f.path)!, summary: summaries[i]! })),
+        files: files.map((f, i) => {
+          const { usage, copies, ...summary } = summaries[i]!;
+          return {
+            ...cache.exportEntry(f.path)!,
+            summary,
+            usage: packUsage(usage),
+            copies: packUsage(copies),
+          };
+        }),
         bytesRead: cache.stats.bytesRead - before,
       };
       port.postMessage(reply);

@@ -40,6 +40,8 @@ export interface UsageReport {
   /** By working directory. */
   byProject: Record<string, UsageTotals>;
   byHarness: Record<string, UsageTotals>;
+  /** byDay and byDayModel of each harness on its own (its totals are in byHarness). */
+  harnesses: Record<string, HarnessUsage>;
   /** Models with tokens but no price. */
   unpricedModels: string[];
   /** Sessions with tokens of their own in the window (subagents count on their own). */
@@ -52,6 +54,11 @@ export interface UsageReport {
   files: number;
   bytes: number;
   problems: LocalProblem[];
+}
+
+export interface HarnessUsage {
+  byDay: Record<string, UsageTotals>;
+  byDayModel: Record<string, Record<string, UsageTotals>>;
 }
 
 export interface UsageReportOptions {
@@ -116,6 +123,9 @@ export function localDay(ms: number): string {
   return day;
 }
 
+/** Buckets by day, then model. */
+type DayModels = Map<string, Map<string, Bucket>>;
+
 /** A bucket while it is summed: which session last counted in it. */
 interface Bucket {
   totals: UsageTotals;
@@ -174,9 +184,10 @@ export function buildUsageReport(
   const total: Bucket = { totals: emptyTotals(), lastSession: -1, lastUnpricedSession: -1 };
   const byDay = new Map<string, Bucket>();
   const byModel = new Map<string, Bucket>();
-  const byDayModel = new Map<string, Map<string, Bucket>>();
+  const byDayModel: DayModels = new Map();
   const byProject = new Map<string, Bucket>();
   const byHarness = new Map<string, Bucket>();
+  const harnessDays = new Map<string, { byDay: Map<string, Bucket>; byDayModel: DayModels }>();
   const unpriced = new Set<string>();
   let sessions = 0;
   let sessionsWithoutTokenInfo = 0;
@@ -188,13 +199,21 @@ export function buildUsageReport(
     }
     return b;
   };
-  const modelsOfDay = (day: string): Map<string, Bucket> => {
-    let models = byDayModel.get(day);
+  const modelsOfDay = (days: DayModels, day: string): Map<string, Bucket> => {
+    let models = days.get(day);
     if (!models) {
       models = new Map();
-      byDayModel.set(day, models);
+      days.set(day, models);
     }
     return models;
+  };
+  const daysOfHarness = (harness: string) => {
+    let days = harnessDays.get(harness);
+    if (!days) {
+      days = { byDay: new Map(), byDayModel: new Map() };
+      harnessDays.set(harness, days);
+    }
+    return days;
   };
   snapshot.sessions.forEach((s, index) => {
     if (s.noTokenInfo && s.records.length === 0) {
@@ -210,6 +229,7 @@ export function buildUsageReport(
     // Made on the first response in the window (a bucket exists only with responses).
     let project: Bucket | undefined;
     let harness: Bucket | undefined;
+    const harnessDays = daysOfHarness(s.harness);
     let counted = false;
     // A session's responses mostly share a day and a model: their buckets are looked up
     // again only when one of them changes.
@@ -220,6 +240,8 @@ export function buildUsageReport(
     let dayBucket: Bucket | undefined;
     let modelBucket: Bucket | undefined;
     let dayModelBucket: Bucket | undefined;
+    let harnessDayBucket: Bucket | undefined;
+    let harnessDayModelBucket: Bucket | undefined;
     for (const r of s.records) {
       if (r.ms !== lastMs) {
         day = dayOf(r.ms);
@@ -232,9 +254,13 @@ export function buildUsageReport(
       const model = r.model ?? 'unknown';
       if (cost === undefined) unpriced.add(model);
       if (day !== bucketsDay || model !== bucketsModel || !dayModelBucket) {
-        if (day !== bucketsDay || !dayBucket) dayBucket = bucket(byDay, day);
+        if (day !== bucketsDay || !dayBucket) {
+          dayBucket = bucket(byDay, day);
+          harnessDayBucket = bucket(harnessDays.byDay, day);
+        }
         if (model !== bucketsModel || !modelBucket) modelBucket = bucket(byModel, model);
-        dayModelBucket = bucket(modelsOfDay(day), model);
+        dayModelBucket = bucket(modelsOfDay(byDayModel, day), model);
+        harnessDayModelBucket = bucket(modelsOfDay(harnessDays.byDayModel, day), model);
         bucketsDay = day;
         bucketsModel = model;
       }
@@ -242,6 +268,8 @@ export function buildUsageReport(
       add(dayBucket!, r, cost, index);
       add(modelBucket!, r, cost, index);
       add(dayModelBucket, r, cost, index);
+      add(harnessDayBucket!, r, cost, index);
+      add(harnessDayModelBucket!, r, cost, index);
       project ??= bucket(byProject, s.project ?? 'unknown');
       harness ??= bucket(byHarness, s.harness);
       add(project, r, cost, index);
@@ -252,13 +280,21 @@ export function buildUsageReport(
 
   const record = (map: Map<string, Bucket>) =>
     Object.fromEntries([...map].map(([key, b]) => [key, b.totals]));
+  const dayModels = (days: DayModels) =>
+    Object.fromEntries([...days].map(([day, m]) => [day, record(m)]));
   const report: UsageReport = {
     totals: total.totals,
     byDay: record(byDay),
     byModel: record(byModel),
-    byDayModel: Object.fromEntries([...byDayModel].map(([day, m]) => [day, record(m)])),
+    byDayModel: dayModels(byDayModel),
     byProject: record(byProject),
     byHarness: record(byHarness),
+    harnesses: Object.fromEntries(
+      [...harnessDays].map(([harness, d]) => [
+        harness,
+        { byDay: record(d.byDay), byDayModel: dayModels(d.byDayModel) },
+      ]),
+    ),
     unpricedModels: [...unpriced].sort(),
     sessions,
     sessionsWithoutTokenInfo,

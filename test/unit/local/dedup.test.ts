@@ -103,6 +103,41 @@ describe('Claude Code: one response, many lines', () => {
     );
   });
 
+  test('repeated usage bytes: the model and time of a later line still fill the record', () => {
+    const same = usage(3, 9, 100);
+    const record = (...lines: Record<string, unknown>[]) => {
+      const s = scanClaude(jsonl(...lines));
+      assert.equal(s.usage.size, 1);
+      return [...s.usage.values()][0]!;
+    };
+    const noModel = record(
+      assistant({ model: null, usage: same, seconds: 5 }),
+      assistant({ usage: same, seconds: 6 }),
+    );
+    assert.equal(noModel.model, 'claude-sonnet-4-5-20250929');
+    assert.equal(noModel.ms, Date.parse('2026-07-01T10:00:05.000Z'));
+    const noTime = assistant({ usage: same });
+    delete noTime.timestamp;
+    const timed = record(noTime, assistant({ usage: same, seconds: 20 }));
+    assert.equal(timed.ms, Date.parse('2026-07-01T10:00:20.000Z'));
+    assert.equal(timed.output, 9);
+  });
+
+  test('repeated usage bytes that could not be read are reported on every line', () => {
+    const bad = '"output_tokens":12x';
+    const line = (seconds: number) =>
+      JSON.stringify(assistant({ usage: usage(3, 777), seconds })).replace(
+        '"output_tokens":777',
+        bad,
+      );
+    const s = scanClaude(jsonl(assistant({ usage: usage(3, 5) })) + `${line(11)}\n${line(12)}\n`);
+    assert.equal(sum(s.usage.values()).output, 5, 'the readable line still counts');
+    assert.deepEqual(
+      s.problems.filter((p) => p.kind === 'invalid-json').map((p) => p.line),
+      [2, 3],
+    );
+  });
+
   test('a null model counts its tokens under no model (priced as unknown)', () => {
     const s = scanClaude(jsonl(assistant({ model: null, usage: usage(1, 2) })));
     assert.equal([...s.usage.values()][0]!.model, undefined);

@@ -9,8 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { discoverLocalFiles } from '../../../src/sources/local/discovery.ts';
+import { packUsage, unpackUsage } from '../../../src/sources/local/packedUsage.ts';
 import { splitForThreads } from '../../../src/sources/local/parallelScan.ts';
 import { ScanCache } from '../../../src/sources/local/scanCache.ts';
+import type { UsageRecord } from '../../../src/sources/local/types.ts';
 import { writeLocalCorpus } from '../../support/localCorpus.ts';
 import { assistant, usage } from './fixtures.ts';
 
@@ -193,5 +195,57 @@ describe('parallel cold scan', () => {
     );
     assert.equal(queue.take(), undefined);
     assert.deepEqual(queue.takeBatch(), []);
+  });
+
+  test("a worker's batches shrink towards the end of the queue", () => {
+    const files = Array.from({ length: 40 }, (_, i) => ({
+      path: `f${i}`,
+      harness: 'claude-code' as const,
+      role: 'session' as const,
+      size: 1 << 20,
+      mtimeMs: 0,
+      ino: i,
+      dev: 0,
+      root: '/',
+    }));
+    const { queue } = splitForThreads(files, Date.now());
+    const sizes: number[] = [];
+    for (let batch = queue.takeBatch(); batch.length > 0; batch = queue.takeBatch()) {
+      sizes.push(batch.length);
+    }
+    assert.equal(
+      sizes.reduce((a, b) => a + b, 0),
+      39,
+      'every file but the largest (kept here)',
+    );
+    assert.equal(sizes[0], 4, '4 MB while plenty is left');
+    assert.deepEqual(sizes.slice(-8), [1, 1, 1, 1, 1, 1, 1, 1], 'one file at a time at the end');
+  });
+});
+
+describe('packed usage (what a worker posts back)', () => {
+  const record = (model: string | undefined, ms: number, n: number): UsageRecord => ({
+    model,
+    ms,
+    input: n,
+    output: n + 1,
+    cacheRead: n + 2,
+    cacheWrite: n + 3,
+    cacheWrite1h: n + 4,
+    reasoning: n + 5,
+  });
+
+  test('unpacks to the same records, keys and order, through a structured clone', () => {
+    const usage = new Map<string, UsageRecord & { agentId?: string }>([
+      ['msg_1:req_1', record('claude-opus-4-5', 1_764_590_400_000, 10)],
+      ['msg_2:req_é☃', record(undefined, NaN, 0)],
+      ['', record('', 1, 2)],
+      ['msg_3', { ...record('claude-opus-4-5', 2, 3), agentId: 'a1' }],
+      ['12', record('gpt-5-codex', 3, 2 ** 40)],
+    ]);
+    const packed = structuredClone(packUsage(usage));
+    assert.deepEqual(unpackUsage(packed), usage);
+    assert.equal(packed.models.filter((m) => m === 'claude-opus-4-5').length, 1, 'models once');
+    assert.deepEqual(unpackUsage(packUsage(new Map())), new Map());
   });
 });

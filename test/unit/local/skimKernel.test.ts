@@ -204,6 +204,20 @@ describe('skim helpers', () => {
     }
     assert.ok(Number.isNaN(fields('{"t":12}').isoMs('t')));
     assert.ok(Number.isNaN(fields('{}').isoMs('t')));
+    // Within the hour of the timestamp before (read from a memo), and across hours.
+    for (const t of [
+      '2026-06-01T08:00:00.000Z',
+      '2026-06-01T08:59:59.999Z',
+      '2026-06-01T08:05:07.009Z',
+      '2026-06-01T09:05:07.009Z',
+      '2026-07-01T09:05:07.009Z',
+      '2026-07-01T09:05:07.009Z',
+    ]) {
+      assert.equal(fields(`{"t":"${t}"}`).isoMs('t'), Date.parse(t), t);
+    }
+    for (const t of ['2026-07-01T09:60:07.009Z', '2026-07-01T09:05:7x.009Z']) {
+      assert.ok(Number.isNaN(fields(`{"t":"${t}"}`).isoMs('t')), t);
+    }
   });
 
   test('numbers: one pass, the last of repeated keys, NaN reported', () => {

@@ -103,7 +103,16 @@ async function report() {
     codexHome: join(dir, 'codex'),
   });
   const snapshot = await index.refresh();
-  return { report: buildUsageReport(snapshot, index.pricing, { dayOf: utcDay }), cleanup };
+  return {
+    report: buildUsageReport(snapshot, index.pricing, { dayOf: utcDay }),
+    alone: (harness: string) =>
+      buildUsageReport(
+        { ...snapshot, sessions: snapshot.sessions.filter((s) => s.harness === harness) },
+        index.pricing,
+        { dayOf: utcDay },
+      ),
+    cleanup,
+  };
 }
 
 describe('usage report: by day and model', () => {
@@ -148,6 +157,22 @@ describe('usage report: by day and model', () => {
         const cells = Object.values(r.byDayModel).flatMap((m) => (m[model] ? [m[model]] : []));
         assert.deepEqual(sumOf(cells), sumOf([totals]), model);
       }
+    } finally {
+      await cleanup();
+    }
+  });
+
+  test("each harness's days and cells are those of a report of its sessions alone", async () => {
+    const { report: r, alone, cleanup } = await report();
+    try {
+      assert.deepEqual(Object.keys(r.harnesses).sort(), ['claude-code', 'codex']);
+      for (const harness of ['claude-code', 'codex']) {
+        const expected = alone(harness);
+        assert.deepEqual(r.harnesses[harness]!.byDay, expected.byDay, harness);
+        assert.deepEqual(r.harnesses[harness]!.byDayModel, expected.byDayModel, harness);
+        assert.deepEqual(r.byHarness[harness], expected.totals, harness);
+      }
+      assert.notDeepEqual(r.harnesses['codex']!.byDay, r.byDay, 'not the overall days');
     } finally {
       await cleanup();
     }

@@ -45,6 +45,7 @@ function report(extra: Partial<UsageReport> = {}): UsageReport {
     byDayModel: {},
     byProject: {},
     byHarness: {},
+    harnesses: {},
     unpricedModels: [],
     sessions: 0,
     sessionsWithoutTokenInfo: 0,
