@@ -7,13 +7,17 @@ import assert from 'node:assert/strict';
 import { appendFile, rename, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { discoverLocalFiles } from '../../../src/sources/local/discovery.ts';
 import { LocalIndex } from '../../../src/sources/local/localIndex.ts';
+import { ScanCache } from '../../../src/sources/local/scanCache.ts';
+import type { FileSummary } from '../../../src/sources/local/types.ts';
 import { buildUsageReport } from '../../../src/sources/local/usageReport.ts';
 import {
   assistant,
   codexMeta,
   jsonl,
   prompt,
+  sum,
   tempDir,
   tokenCount,
   turnContext,
@@ -214,6 +218,27 @@ describe('incremental refresh', () => {
       assert.equal(s.cacheReadTokens, 100);
     } finally {
       await cleanup();
+    }
+  });
+
+  test('a line written between the listing and the read counts once; the next refresh reads nothing', async () => {
+    const t = await setup();
+    try {
+      const cache = new ScanCache();
+      const roots = { claudeConfigDirs: [join(t.dir, 'claude')], codexHome: join(t.dir, 'codex') };
+      const listed = (await discoverLocalFiles(roots)).files;
+      const line = JSON.stringify(assistant({ id: 'm2', usage: usage(1, 25), seconds: 30 }));
+      await appendFile(t.file, `${line}\n`);
+      const outputOf = (summaries: FileSummary[]) =>
+        summaries.reduce((n, s) => n + sum(s.usage.values()).output, 0);
+      assert.equal(outputOf(await cache.scanAll(listed)), 1035, 'the racing line is read');
+      const read = cache.stats.bytesRead;
+      const again = await cache.scanAll((await discoverLocalFiles(roots)).files);
+      assert.equal(outputOf(again), 1035, 'and not counted twice');
+      assert.equal(cache.stats.bytesRead, read, 'nothing read again');
+      assert.equal(cache.stats.reused, 2);
+    } finally {
+      await t.cleanup();
     }
   });
 });
