@@ -132,22 +132,32 @@ function assignUsage(sessions: LocalSession[]): void {
           (Number.isFinite(b.file.firstMs) ? b.file.firstMs : Infinity) ||
         (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
     );
-  // A record is copied only when a second one merges into it: the files' own records
-  // belong to the scan cache and are reused by the next refresh.
-  const owned = new Map<string, { rec: UsageRecord; session: LocalSession; own: boolean }>();
-  const merge = (o: { rec: UsageRecord; own: boolean }, r: UsageRecord) => {
-    if (!o.own) {
-      o.rec = { ...o.rec };
-      o.own = true;
+  // Each response once: its record (the first seen, or a copy once another merges into
+  // it: the files' own records belong to the scan cache and are reused by the next
+  // refresh) and the session it counts in. Parallel arrays behind one Map of indexes: no
+  // object per response (a cold scan has tens of thousands).
+  const index = new Map<string, number>();
+  const recs: UsageRecord[] = [];
+  const owners: LocalSession[] = [];
+  const copied: boolean[] = [];
+  const add = (key: string, r: UsageRecord, owner: () => LocalSession) => {
+    const i = index.get(key);
+    if (i === undefined) {
+      index.set(key, recs.length);
+      recs.push(r);
+      owners.push(owner());
+      copied.push(false);
+      return;
     }
-    mergeUsage(o.rec, r);
+    if (!copied[i]) {
+      recs[i] = { ...recs[i]! };
+      copied[i] = true;
+    }
+    mergeUsage(recs[i]!, r);
   };
   for (const s of claude) {
-    for (const [key, r] of s.file.usage) {
-      const o = owned.get(key);
-      if (o) merge(o, r);
-      else owned.set(key, { rec: r, session: s, own: false });
-    }
+    const self = () => s;
+    s.file.usage.forEach((r, key) => add(key, r, self));
   }
   // Subagent rows by (parent path, agentId), for copies whose subagent file lacks them.
   const subagentOf = new Map<string, LocalSession>();
@@ -157,16 +167,11 @@ function assignUsage(sessions: LocalSession[]): void {
     }
   }
   for (const s of claude) {
-    for (const [key, r] of s.file.copies) {
-      const o = owned.get(key);
-      if (o) merge(o, r);
-      else {
-        const owner = (r.agentId && subagentOf.get(`${s.path}\n${r.agentId}`)) || s;
-        owned.set(key, { rec: r, session: owner, own: false });
-      }
-    }
+    s.file.copies.forEach((r, key) =>
+      add(key, r, () => (r.agentId && subagentOf.get(`${s.path}\n${r.agentId}`)) || s),
+    );
   }
-  for (const { rec, session } of owned.values()) session.records.push(rec);
+  for (let i = 0; i < recs.length; i++) owners[i]!.records.push(recs[i]!);
   for (const s of sessions) {
     if (s.harness === 'codex') s.records = [...s.file.usage.values()];
   }

@@ -14,6 +14,7 @@ import {
   StringMemo,
   escapes,
   skimObject,
+  stringEnd,
   type Nested,
 } from '../../../src/sources/local/jsonSkim.ts';
 import { kernel } from '../../../src/sources/local/skimKernel.ts';
@@ -159,6 +160,34 @@ describe('skim kernel (WebAssembly) against the JS skim', () => {
             expected,
             `${bytes.toString('latin1')} ${start}..${end}`,
           );
+        }
+      }
+    }
+  });
+
+  test('string ends: the same as the JS loop, at every start, around 16- and 32-byte steps', () => {
+    const k = kernel!;
+    const rng = new SeededRandom(11);
+    const alphabet = [0x61, 0x61, 0x61, 0x61, 0x61, 0x61, 0x22, 0x5c, 0x75, 0x64];
+    for (let round = 0; round < 300; round++) {
+      const length = rng.int(0, 100);
+      const bytes = Buffer.alloc(length, 0x61);
+      for (let i = rng.int(0, 6); i > 0; i--) {
+        if (length) bytes[rng.int(0, length - 1)] = alphabet[rng.int(0, alphabet.length - 1)]!;
+      }
+      k.load(bytes);
+      for (let start = 0; start < length; start++) {
+        for (const end of [length, Math.max(start, length - rng.int(0, 40))]) {
+          escapes.surrogate = false;
+          const expected = stringEnd(bytes, start, end);
+          const flagged = escapes.surrogate;
+          k.takeSurrogate();
+          assert.equal(
+            k.stringEnd(start, end),
+            expected,
+            `${bytes.toString('latin1')} ${start}..${end}`,
+          );
+          assert.equal(k.takeSurrogate(), flagged, `surrogate flag: ${bytes.toString('latin1')}`);
         }
       }
     }
