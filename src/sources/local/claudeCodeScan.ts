@@ -7,14 +7,7 @@
  * counts each response once (see aggregate.ts). Big tool_result lines are never parsed:
  * their ids and is_error flag are read from the skimmed content blocks (jsonSkim.ts).
  */
-import {
-  Fields,
-  RawMemo,
-  StringMemo,
-  forEachElement,
-  hasKeyPattern,
-  skimObject,
-} from './jsonSkim.ts';
+import { Fields, RawMemo, StringMemo, hasKeyPattern, skimObject } from './jsonSkim.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
 import { mergeUsage } from './mergeUsage.ts';
@@ -110,6 +103,8 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private readonly inner = new Fields();
   private readonly msg = new Fields();
   private readonly contentRanges: number[] = [];
+  /** The fields of each content block, skimmed with the line (see Nested). */
+  private readonly blockFields: Fields[] = [];
   private readonly usageFields = new Fields();
   private readonly creationFields = new Fields();
   private readonly usageNumbers: (number | undefined)[] = [];
@@ -118,7 +113,6 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private resultError = false;
   /** Raw bytes of gitBranch and version last decoded (see Fields.changed). */
   private readonly raw = new RawMemo();
-  private readonly block = new Fields();
   private buf: Buffer = Buffer.alloc(0);
   /** Raw message id and request id of the last assistant line, and its usage record. */
   private readonly responseIds = new RawMemo();
@@ -141,6 +135,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
       out: this.msg,
       elementsOf: 'content',
       elements: this.contentRanges,
+      elementFields: this.blockFields,
     };
   }
 
@@ -291,26 +286,17 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (!r) return out;
     // Plain string content (older writers): one text block.
     if (this.buf[r[0]] === 0x22) return [{ type: 'text', text: m.str('content') ?? '' }];
-    const b = this.block;
-    // Collected during the line's skim (Nested.elements) unless content was not an array.
-    let ranges = this.contentRanges;
-    if (ranges.length === 0 && this.buf[r[0]] === 0x5b) {
-      ranges = [];
-      forEachElement(this.buf, r[0], r[1], (s, e) => ranges.push(s, e));
-    }
-    for (let i = 0; i < ranges.length; i += 2) {
-      const s = ranges[i]!;
-      const e = ranges[i + 1]!;
-      if (!skimObject(this.buf, s, e, b, 'type')) continue;
+    const count = this.contentRanges.length / 2;
+    for (let i = 0; i < count; i++) {
+      const b = this.blockFields[i]!;
+      if (!b.ok) continue;
       const type = b.strMemo('type', this.blockTypes);
       if (type === 'tool_use') {
-        skimObject(this.buf, s, e, b, 'name');
         const id = b.str('id');
         const name = b.strMemo('name', this.toolNames) ?? 'tool';
         if (id) this.pendingTools.set(id, name);
         out.push({ type, name });
-      } else if (type === 'text' && i === ranges.length - 2) {
-        skimObject(this.buf, s, e, b, 'text');
+      } else if (type === 'text' && i === count - 1) {
         out.push({ type, text: b.str('text') ?? '' });
       } else out.push(type ? { type } : {});
     }
@@ -430,16 +416,15 @@ export class ClaudeCodeScanner extends JsonlScanner {
    * resultIds and any is_error to resultError.
    */
   private toolResultBlocks(): boolean {
-    const ranges = this.contentRanges;
-    if (!this.msg.ok || ranges.length === 0) return false;
-    const b = this.block;
+    const count = this.contentRanges.length / 2;
+    if (!this.msg.ok || count === 0) return false;
     const ids = this.resultIds;
     ids.length = 0;
     let found = false;
     this.resultError = false;
-    for (let i = 0; i < ranges.length; i += 2) {
-      if (!skimObject(this.buf, ranges[i]!, ranges[i + 1]!, b)) continue;
-      if (b.strMemo('type', this.blockTypes) !== 'tool_result') continue;
+    for (let i = 0; i < count; i++) {
+      const b = this.blockFields[i]!;
+      if (!b.ok || b.strMemo('type', this.blockTypes) !== 'tool_result') continue;
       found = true;
       const id = b.str('tool_use_id');
       if (id) ids.push(id);

@@ -11,7 +11,9 @@
  * skimmed by it instead, with SIMD loops inside strings: two to three times as fast.
  */
 import {
+  ELEMENT_FIELD_RESULTS,
   ELEMENT_RESULTS,
+  ELEMENT_SPANS,
   KERNEL_OVERFLOW,
   NESTED_RESULTS,
   kernel,
@@ -458,36 +460,36 @@ export interface Nested {
   /** An array field of `out` whose element ranges are collected (start, end pairs). */
   elementsOf?: string;
   elements?: number[];
+  /**
+   * With `elements`: the fields of each element, skimmed in the same walk (`ok` false for
+   * an element that is not an object). Grown as needed; entries past the element count
+   * are stale.
+   */
+  elementFields?: Fields[];
 }
-
-const STOPPED = -2;
 
 /**
  * Fills `out` with the top-level fields of the object spanning [start, end) (surrounding
  * whitespace allowed). Returns false when the bytes are not exactly one object. With
- * `until`, stops (returning true) as soon as that key has been read: the rest of the
- * object is neither walked nor checked. With `nested`, that field's object value is
- * skimmed into `nested.out` (whose `ok` says whether it was there and well formed).
+ * `nested`, that field's object value is skimmed into `nested.out` (whose `ok` says
+ * whether it was there and well formed).
  */
 export function skimObject(
   buf: Buffer,
   start: number,
   end: number,
   out: Fields,
-  until?: string,
   nested?: Nested,
 ): boolean {
   resetNested(buf, nested);
-  // `until` asks for a key near the start: the JS walk stops there, the kernel would not.
-  if (kernel !== undefined && buf === kernel.buf && until === undefined) {
+  if (kernel !== undefined && buf === kernel.buf) {
     const e = kernelSkim(kernel, buf, start, end, out, nested);
     if (kernel.takeSurrogate()) escapes.surrogate = true;
     if (e !== KERNEL_OVERFLOW) return e >= 0 && skipWs(buf, e, end) === end;
     resetNested(buf, nested); // the JS walk starts over
   }
-  const e = skimAt(buf, start, end, out, until, nested);
+  const e = skimAt(buf, start, end, out, nested);
   if (kernel?.takeSurrogate()) escapes.surrogate = true;
-  if (e === STOPPED) return true;
   return e >= 0 && skipWs(buf, e, end) === end;
 }
 
@@ -530,19 +532,30 @@ function kernelSkim(
     const elements = nested.elements;
     if (elements && k.elementCount >= 0) {
       const pairs = k.elementCount * 2;
-      for (let i = 0; i < pairs; i++) elements.push(k.results[ELEMENT_RESULTS + i]!);
+      const r = k.results;
+      for (let i = 0; i < pairs; i++) elements.push(r[ELEMENT_RESULTS + i]!);
+      const fields = nested.elementFields;
+      if (fields) {
+        for (let e = 0; e < k.elementCount; e++) {
+          const f = elementFieldsAt(fields, e);
+          const count = r[ELEMENT_SPANS + e * 2 + 1]!;
+          f.reset(buf, r[ELEMENT_RESULTS + e * 2]!, r[ELEMENT_RESULTS + e * 2 + 1]!);
+          if (count < 0) continue;
+          f.fromKernel(r, ELEMENT_FIELD_RESULTS + r[ELEMENT_SPANS + e * 2]! * 4, count);
+          f.ok = true;
+        }
+      }
     }
   }
   return e;
 }
 
-/** Index just past the object starting at (whitespace before) `start`; -1 bad; STOPPED. */
+/** Index just past the object starting at (whitespace before) `start`; -1 when malformed. */
 function skimAt(
   buf: Buffer,
   start: number,
   end: number,
   out: Fields,
-  until: string | undefined,
   nested: Nested | undefined,
   self?: Nested,
 ): number {
@@ -562,19 +575,40 @@ function skimAt(
     i = skipWs(buf, i + 1, end);
     let ve: number;
     if (nested && buf[i] === OPEN_BRACE && keyIs(buf, keyStart, keyEnd - 1, nested.key)) {
-      ve = skimAt(buf, i, end, nested.out, undefined, nested.nested, nested);
+      ve = skimAt(buf, i, end, nested.out, nested.nested, nested);
     } else if (
       self?.elements &&
       buf[i] === OPEN_BRACKET &&
       keyIs(buf, keyStart, keyEnd - 1, self.elementsOf!)
     ) {
       const collected = self.elements;
+      const fields = self.elementFields ?? scratchFields;
       collected.length = 0; // a repeated key: the last one wins, as in JSON.parse
-      ve = arrayEnd(buf, i, end, (s, e) => collected.push(s, e));
+      // Objects among the elements are skimmed in this walk (which also finds where they
+      // end), as the kernel does.
+      const objectEnd = (s: number): number => {
+        const f = elementFieldsAt(fields, fields === scratchFields ? 0 : collected.length / 2);
+        return skimAt(buf, s, end, f, undefined);
+      };
+      ve = arrayEnd(
+        buf,
+        i,
+        end,
+        (s, e) => {
+          if (buf[s] !== OPEN_BRACE) {
+            elementFieldsAt(fields, fields === scratchFields ? 0 : collected.length / 2).reset(
+              buf,
+              s,
+              e,
+            );
+          }
+          collected.push(s, e);
+        },
+        objectEnd,
+      );
     } else ve = valueEnd(buf, i, end);
     if (ve < 0) return -1;
     out.add(keyStart, keyEnd - 1, i, ve);
-    if (until !== undefined && keyIs(buf, keyStart, keyEnd - 1, until)) return STOPPED;
     i = skipWs(buf, ve, end);
     if (buf[i] === COMMA) {
       i = skipWs(buf, i + 1, end);
@@ -583,6 +617,19 @@ function skimAt(
     if (buf[i] === CLOSE_BRACE) return done(out, i + 1);
     return -1;
   }
+}
+
+/** Where elements are skimmed when their fields are not wanted (only checked). */
+const scratchFields: Fields[] = [];
+
+/** The Fields for element `i` of a Nested's elementFields, made on first use. */
+function elementFieldsAt(fields: Fields[], i: number): Fields {
+  let f = fields[i];
+  if (!f) {
+    f = new Fields();
+    fields[i] = f;
+  }
+  return f;
 }
 
 function done(out: Fields, end: number): number {
@@ -597,19 +644,23 @@ function keyIs(buf: Buffer, ks: number, ke: number, key: string): boolean {
   return true;
 }
 
-/** Index just past the array at `start`, calling `each` per element; -1 when malformed. */
+/**
+ * Index just past the array at `start`, calling `each` per element; -1 when malformed.
+ * `objectEnd` (if given) walks the elements that are objects.
+ */
 function arrayEnd(
   buf: Buffer,
   start: number,
   end: number,
   each: (start: number, end: number) => void,
+  objectEnd?: (start: number) => number,
 ): number {
   let i = skipWs(buf, start, end);
   if (buf[i] !== OPEN_BRACKET) return -1;
   i = skipWs(buf, i + 1, end);
   if (buf[i] === CLOSE_BRACKET) return i + 1;
   for (;;) {
-    const ve = valueEnd(buf, i, end);
+    const ve = objectEnd && buf[i] === OPEN_BRACE ? objectEnd(i) : valueEnd(buf, i, end);
     if (ve < 0) return -1;
     each(i, ve);
     i = skipWs(buf, ve, end);
@@ -619,20 +670,6 @@ function arrayEnd(
     }
     return buf[i] === CLOSE_BRACKET ? i + 1 : -1;
   }
-}
-
-/**
- * Calls `each` with the range of every element of the array spanning [start, end).
- * Returns false when the bytes are not an array.
- */
-export function forEachElement(
-  buf: Buffer,
-  start: number,
-  end: number,
-  each: (start: number, end: number) => void,
-): boolean {
-  const e = arrayEnd(buf, start, end, each);
-  return e >= 0 && skipWs(buf, e, end) === end;
 }
 
 /**

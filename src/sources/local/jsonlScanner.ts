@@ -102,7 +102,7 @@ export abstract class JsonlScanner {
     const tail = this.pending;
     if (!tail || this.pretty) return;
     const f = this.fields;
-    if (skimObject(tail, 0, tail.length, f, undefined, this.nested)) {
+    if (skimObject(tail, 0, tail.length, f, this.nested)) {
       this.pending = undefined;
       this.physicalLine(tail, 0, tail.length);
     }
@@ -180,7 +180,7 @@ export abstract class JsonlScanner {
     if (this.skipLine(buf, start, end)) return;
     const f = this.fields;
     escapes.surrogate = false;
-    if (skimObject(buf, start, end, f, undefined, this.nested)) {
+    if (skimObject(buf, start, end, f, this.nested)) {
       if (escapes.surrogate) this.checkSurrogates(buf, start, end, line);
       this.safeEntry(f, line);
       return;
@@ -200,10 +200,7 @@ export abstract class JsonlScanner {
   private continuePretty(buf: Buffer, start: number, end: number, line: number): void {
     const block = this.pretty!;
     // A line that is a whole entry on its own at column 0: the open block was broken.
-    if (
-      buf[start] === OPEN_BRACE &&
-      skimObject(buf, start, end, this.fields, undefined, this.nested)
-    ) {
+    if (buf[start] === OPEN_BRACE && skimObject(buf, start, end, this.fields, this.nested)) {
       this.pretty = undefined;
       this.problem(
         'invalid-json',
@@ -232,7 +229,7 @@ export abstract class JsonlScanner {
     this.pretty = undefined;
     const joined = Buffer.from(block.parts.map((p) => p.toString('utf8')).join('\n'));
     const f = this.fields;
-    if (depth === 0 && skimObject(joined, 0, joined.length, f, undefined, this.nested)) {
+    if (depth === 0 && skimObject(joined, 0, joined.length, f, this.nested)) {
       this.countedProblem(
         'pretty-printed',
         `Lines ${block.startLine}–${line} are one pretty-printed entry (read as one)`,

@@ -34,8 +34,8 @@ interface KernelExports {
   skim(start: number, end: number, descend: number): number;
 }
 
-/** Where loaded bytes start in the kernel's memory (the results area comes first). */
-const DATA = 65_536;
+/** Where loaded bytes start in the kernel's memory (the results areas come first). */
+const DATA = 131_072;
 /** Bytes after the loaded ones that the kernel may read (a `\u` escape at the very end). */
 const SLACK = 16;
 const PAGE = 65_536;
@@ -46,6 +46,10 @@ export const KERNEL_OVERFLOW = -3;
 /** Result areas (in i32 units) and where the names to descend into are kept (bytes). */
 export const NESTED_RESULTS = 16_384 / 4;
 export const ELEMENT_RESULTS = 32_768 / 4;
+/** Fields of the elements that are objects, and per element where they start there and
+ * how many there are (-1: not an object). */
+export const ELEMENT_FIELD_RESULTS = 65_536 / 4;
+export const ELEMENT_SPANS = 98_304 / 4;
 const KEY0 = 49_152;
 const KEY1 = 49_408;
 const KEY_MAX = 256;

@@ -7,13 +7,15 @@
 ;; Memory: [0, 48 KiB) holds results (four i32 per object field: key start, key end
 ;; inside the quotes, value start, value end; two per array element), [48 KiB, 49 KiB)
 ;; the names of the fields to descend into, then a header of six i32 (count, open,
-;; nested_count, nested_open, element_count, surrogate); the bytes being skimmed are loaded at 64 KiB,
-;; hence `offset=65536` on every load of them.
+;; nested_count, nested_open, element_count, surrogate); [64 KiB, 96 KiB) the fields of
+;; the array elements that are objects, and [96 KiB, 112 KiB) per element where its
+;; fields start there and how many there are (-1: not an object). The bytes being
+;; skimmed are loaded at 128 KiB, hence `offset=131072` on every load of them.
 ;;
 ;; Compiled by `npm run build:wasm` into skimKernelWasm.ts (a unit test checks the two
 ;; agree); loaded by skimKernel.ts.
 (module
-  (memory (export "memory") 2)
+  (memory (export "memory") 3)
 
   ;; What the last skim found (see $skim); copied to the header at 48.5 KiB for the
   ;; caller, which reads memory much faster than it reads globals.
@@ -22,6 +24,8 @@
   (global $nested_count (mut i32) (i32.const -1))
   (global $nested_open (mut i32) (i32.const 0))
   (global $element_count (mut i32) (i32.const -1))
+  ;; Fields of the last element object skimmed (level 3 of $fields).
+  (global $element_fields (mut i32) (i32.const 0))
   ;; Lengths of the names to descend into, stored at 48 KiB (key0) and 48.25 KiB (key1).
   (global $key0_len (export "key0_len") (mut i32) (i32.const 0))
   (global $key1_len (export "key1_len") (mut i32) (i32.const 0))
@@ -36,7 +40,7 @@
         ;; backslash, or skip all 16.
         (if (i32.le_u (i32.add (local.get $j) (i32.const 16)) (local.get $end))
           (then
-            (local.set $v (v128.load offset=65536 (local.get $j)))
+            (local.set $v (v128.load offset=131072 (local.get $j)))
             (local.set $m (i8x16.bitmask (v128.or
               (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))
               (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))))
@@ -44,15 +48,15 @@
               (then (local.set $j (i32.add (local.get $j) (i32.const 16))) (br $scan)))
             (local.set $j (i32.add (local.get $j) (i32.ctz (local.get $m)))))
           (else (br_if $fail (i32.ge_u (local.get $j) (local.get $end)))))
-        (local.set $c (i32.load8_u offset=65536 (local.get $j)))
+        (local.set $c (i32.load8_u offset=131072 (local.get $j)))
         (if (i32.eq (local.get $c) (i32.const 34))
           (then (return (i32.add (local.get $j) (i32.const 1)))))
         ;; A backslash escapes the next byte; `\uD…`/`\ud…` flags a possible surrogate.
         (if (i32.eq (local.get $c) (i32.const 92))
           (then
             (if (i32.and
-                  (i32.eq (i32.load8_u offset=65537 (local.get $j)) (i32.const 117))
-                  (i32.eq (i32.or (i32.load8_u offset=65538 (local.get $j)) (i32.const 32)) (i32.const 100)))
+                  (i32.eq (i32.load8_u offset=131073 (local.get $j)) (i32.const 117))
+                  (i32.eq (i32.or (i32.load8_u offset=131074 (local.get $j)) (i32.const 32)) (i32.const 100)))
               ;; Header slot 5: a string held a `\uD…` escape (a possible lone
               ;; surrogate), so the caller checks that line further; it resets the slot.
               (then (i32.store offset=49684 (i32.const 0) (i32.const 1))))
@@ -71,7 +75,7 @@
       (loop $scan
         (br_if $tail (i32.gt_u (i32.add (local.get $j) (i32.const 16)) (local.get $end)))
         (local.set $m (i8x16.bitmask (i8x16.eq
-          (v128.load offset=65536 (local.get $j))
+          (v128.load offset=131072 (local.get $j))
           (v128.const i8x16 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10 10))))
         (if (local.get $m)
           (then (return (i32.add (local.get $j) (i32.ctz (local.get $m))))))
@@ -80,7 +84,7 @@
     (block $none
       (loop $byte
         (br_if $none (i32.ge_u (local.get $j) (local.get $end)))
-        (if (i32.eq (i32.load8_u offset=65536 (local.get $j)) (i32.const 10))
+        (if (i32.eq (i32.load8_u offset=131072 (local.get $j)) (i32.const 10))
           (then (return (local.get $j))))
         (local.set $j (i32.add (local.get $j) (i32.const 1)))
         (br $byte)))
@@ -93,7 +97,7 @@
     (block $fail
       (loop $scan
         (br_if $fail (i32.ge_u (local.get $j) (local.get $end)))
-        (local.set $c (i32.load8_u offset=65536 (local.get $j)))
+        (local.set $c (i32.load8_u offset=131072 (local.get $j)))
         (if (i32.eq (local.get $c) (i32.const 34))
           (then
             (local.set $j (call $string_end (local.get $j) (local.get $end)))
@@ -117,7 +121,7 @@
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $j) (local.get $end)))
-        (local.set $c (i32.load8_u offset=65536 (local.get $j)))
+        (local.set $c (i32.load8_u offset=131072 (local.get $j)))
         (br_if $done (i32.eqz (call $is_ws (local.get $c))))
         (local.set $j (i32.add (local.get $j) (i32.const 1)))
         (br $next)))
@@ -131,7 +135,7 @@
   ;; The byte at $j, or -1 at or past $end.
   (func $at (param $j i32) (param $end i32) (result i32)
     (if (result i32) (i32.lt_u (local.get $j) (local.get $end))
-      (then (i32.load8_u offset=65536 (local.get $j)))
+      (then (i32.load8_u offset=131072 (local.get $j)))
       (else (i32.const -1))))
 
   ;; Index just past the value starting at $j: a string, object, array or scalar.
@@ -147,7 +151,7 @@
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $k) (local.get $end)))
-        (local.set $c (i32.load8_u offset=65536 (local.get $k)))
+        (local.set $c (i32.load8_u offset=131072 (local.get $k)))
         (br_if $done (i32.or
           (i32.or (i32.eq (local.get $c) (i32.const 44)) (i32.eq (local.get $c) (i32.const 125)))
           (i32.or (i32.eq (local.get $c) (i32.const 93)) (call $is_ws (local.get $c)))))
@@ -167,7 +171,7 @@
       (loop $next
         (if (i32.ge_u (local.get $i) (local.get $klen)) (then (return (i32.const 1))))
         (br_if $differ (i32.ne
-          (i32.load8_u offset=65536 (i32.add (local.get $ks) (local.get $i)))
+          (i32.load8_u offset=131072 (i32.add (local.get $ks) (local.get $i)))
           (i32.load8_u (i32.add (local.get $kaddr) (local.get $i)))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $next)))
@@ -177,7 +181,9 @@
   ;; returns the index just past its `}`, -1 when malformed, -3 when there are more
   ;; fields than an area holds. $level 0 is a line (a field named key0 holding an object
   ;; is skimmed as level 1 in the same walk), 1 that nested object (a field named key1
-  ;; holding an array has its elements written), 2 a plain object.
+  ;; holding an array has its elements written, and the fields of those that are
+  ;; objects), 2 a plain object, 3 an element object (its fields written at $base, up to
+  ;; the end of their area; their count in $element_fields).
   (func $fields (param $start i32) (param $end i32) (param $base i32) (param $level i32)
     (result i32)
     (local $j i32) (local $ks i32) (local $ke i32) (local $ve i32) (local $c i32)
@@ -187,7 +193,8 @@
       (then (return (i32.const -1))))
     (if (i32.eq (local.get $level) (i32.const 1))
       (then (global.set $nested_open (local.get $j)))
-      (else (global.set $open (local.get $j))))
+      (else (if (i32.ne (local.get $level) (i32.const 3))
+        (then (global.set $open (local.get $j))))))
     (local.set $j (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)))
     (local.set $c (call $at (local.get $j) (local.get $end)))
     (if (i32.ne (local.get $c) (i32.const 125))
@@ -218,6 +225,9 @@
           (if (i32.lt_s (local.get $ve) (i32.const 0)) (then (return (local.get $ve))))
           (if (i32.ge_u (local.get $n) (i32.const 1024)) (then (return (i32.const -3))))
           (local.set $o (i32.add (local.get $base) (i32.shl (local.get $n) (i32.const 4))))
+          (if (i32.and (i32.eq (local.get $level) (i32.const 3))
+                (i32.gt_u (i32.add (local.get $o) (i32.const 16)) (i32.const 98304)))
+            (then (return (i32.const -3))))
           (i32.store offset=0 (local.get $o) (local.get $ks))
           (i32.store offset=4 (local.get $o) (local.get $ke))
           (i32.store offset=8 (local.get $o) (local.get $j))
@@ -232,13 +242,18 @@
     (if (i32.ne (local.get $c) (i32.const 125)) (then (return (i32.const -1))))
     (if (i32.eq (local.get $level) (i32.const 1))
       (then (global.set $nested_count (local.get $n)))
-      (else (global.set $count (local.get $n))))
+      (else (if (i32.eq (local.get $level) (i32.const 3))
+        (then (global.set $element_fields (local.get $n)))
+        (else (global.set $count (local.get $n))))))
     (i32.add (local.get $j) (i32.const 1)))
 
   ;; The elements of the array starting at $start: start and end of each, written at
-  ;; 32 KiB; returns the index just past its `]`, -1 when malformed, -3 when too many.
+  ;; 32 KiB, and the fields of each object among them (at 64 KiB; where they start and
+  ;; how many, or -1, at 96 KiB); returns the index just past its `]`, -1 when
+  ;; malformed, -3 when too many.
   (func $elements (param $start i32) (param $end i32) (result i32)
     (local $j i32) (local $ve i32) (local $c i32) (local $n i32) (local $o i32)
+    (local $total i32) (local $k i32)
     (local.set $j (call $skip_ws (local.get $start) (local.get $end)))
     (if (i32.ne (call $at (local.get $j) (local.get $end)) (i32.const 91))
       (then (return (i32.const -1))))
@@ -247,12 +262,25 @@
     (if (i32.ne (local.get $c) (i32.const 93))
       (then
         (loop $element
-          (local.set $ve (call $value_end (local.get $j) (local.get $end)))
-          (if (i32.lt_s (local.get $ve) (i32.const 0)) (then (return (i32.const -1))))
           (if (i32.ge_u (local.get $n) (i32.const 2048)) (then (return (i32.const -3))))
+          (local.set $k (i32.const -1))
+          (if (i32.eq (call $at (local.get $j) (local.get $end)) (i32.const 123))
+            (then
+              (local.set $ve (call $fields (local.get $j) (local.get $end)
+                (i32.add (i32.const 65536) (i32.shl (local.get $total) (i32.const 4)))
+                (i32.const 3)))
+              (if (i32.eq (local.get $ve) (i32.const -3)) (then (return (i32.const -3))))
+              (local.set $k (global.get $element_fields)))
+            (else (local.set $ve (call $value_end (local.get $j) (local.get $end)))))
+          (if (i32.lt_s (local.get $ve) (i32.const 0)) (then (return (i32.const -1))))
           (local.set $o (i32.add (i32.const 32768) (i32.shl (local.get $n) (i32.const 3))))
           (i32.store offset=0 (local.get $o) (local.get $j))
           (i32.store offset=4 (local.get $o) (local.get $ve))
+          (local.set $o (i32.add (i32.const 98304) (i32.shl (local.get $n) (i32.const 3))))
+          (i32.store offset=0 (local.get $o) (local.get $total))
+          (i32.store offset=4 (local.get $o) (local.get $k))
+          (if (i32.ge_s (local.get $k) (i32.const 0))
+            (then (local.set $total (i32.add (local.get $total) (local.get $k)))))
           (local.set $n (i32.add (local.get $n) (i32.const 1)))
           (local.set $j (call $skip_ws (local.get $ve) (local.get $end)))
           (local.set $c (call $at (local.get $j) (local.get $end)))

@@ -2,12 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SeededRandom } from '../../../src/demo/random.ts';
-import {
-  Fields,
-  escapes,
-  forEachElement,
-  skimObject,
-} from '../../../src/sources/local/jsonSkim.ts';
+import { Fields, escapes, skimObject, type Nested } from '../../../src/sources/local/jsonSkim.ts';
 
 const AWKWARD = [
   '',
@@ -101,21 +96,29 @@ describe('skimObject', () => {
     }
   });
 
-  test('duplicate keys: the last wins; `until` stops early; array elements', () => {
+  test('duplicate keys: the last wins; array elements with the fields of the objects', () => {
     const f = new Fields();
-    const text = Buffer.from('{"a":1,"b":[1,{"c":"]"},"x"],"a":2,"rest":{"broken":');
-    assert.equal(skimObject(text, 0, text.length, f, 'b'), true, 'stopped before the broken part');
-    assert.equal(f.num('a'), 1);
-    const whole = Buffer.from('{"a":1,"b":[1,{"c":"]"},"x"],"a":2}');
-    assert.ok(skimObject(whole, 0, whole.length, f));
+    const whole = Buffer.from('{"a":1,"m":{"b":[1,{"c":"]"},"x"]},"a":2}');
+    const m: Nested = {
+      key: 'm',
+      out: new Fields(),
+      elementsOf: 'b',
+      elements: [],
+      elementFields: [],
+    };
+    assert.ok(skimObject(whole, 0, whole.length, f, m));
     assert.equal(f.num('a'), 2);
-    const r = f.range('b')!;
     const parts: string[] = [];
-    assert.ok(
-      forEachElement(whole, r[0], r[1], (s, e) => parts.push(whole.toString('utf8', s, e))),
-    );
+    for (let i = 0; i < m.elements!.length; i += 2) {
+      parts.push(whole.toString('utf8', m.elements![i], m.elements![i + 1]));
+    }
     assert.deepEqual(parts, ['1', '{"c":"]"}', '"x"']);
-    assert.equal(f.num('b'), undefined, 'not a number');
-    assert.equal(f.str('a'), undefined, 'not a string');
+    assert.deepEqual(
+      m.elementFields!.slice(0, 3).map((e) => e.ok),
+      [false, true, false],
+    );
+    assert.equal(m.elementFields![1]!.str('c'), ']');
+    assert.equal(f.num('m'), undefined, 'not a number');
+    assert.equal(m.out.str('b'), undefined, 'not a string');
   });
 });

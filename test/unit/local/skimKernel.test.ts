@@ -28,6 +28,8 @@ interface Outcome {
   nestedOk?: boolean;
   nested?: number[];
   elements?: number[];
+  /** Per element: its fields, start and end (empty: not an object). */
+  elementFields?: number[][];
   surrogate: boolean;
 }
 
@@ -38,9 +40,15 @@ function skim(text: string, inKernel: boolean): Outcome {
   const buf = inKernel ? k.load(bytes) : bytes;
   assert.equal(buf === k.buf, inKernel);
   const out = new Fields();
-  const nested: Nested = { key: 'message', out: new Fields(), elementsOf: 'content', elements: [] };
+  const nested: Nested = {
+    key: 'message',
+    out: new Fields(),
+    elementsOf: 'content',
+    elements: [],
+    elementFields: [],
+  };
   escapes.surrogate = false;
-  const ok = skimObject(buf, 0, buf.length, out, undefined, nested);
+  const ok = skimObject(buf, 0, buf.length, out, nested);
   const result: Outcome = { ok, surrogate: escapes.surrogate };
   if (!ok) return result;
   return {
@@ -51,6 +59,9 @@ function skim(text: string, inKernel: boolean): Outcome {
     nestedOk: nested.out.ok,
     nested: nested.out.ok ? [...nested.out.quads(), nested.out.start, nested.out.end] : [],
     elements: [...nested.elements!],
+    elementFields: nested
+      .elementFields!.slice(0, nested.elements!.length / 2)
+      .map((f) => (f.ok ? [...f.quads(), f.start, f.end] : [])),
   };
 }
 
@@ -77,7 +88,10 @@ const LINES = [
   '{"s":"\\ud83d\\ude00 and a lone \\udc00"}',
   '{"long":"' + 'x'.repeat(5000) + '\\"' + 'y'.repeat(33) + '"}',
   '{"ünï":"ødé ✓ 中文","message":{"content":["ü"]}}',
+  '{"message":{"content":[{},1,{"a":{"b":[{"c":1}]},"a":2},"x",{ "t" : "u" }]}}',
   // Malformed
+  '{"message":{"content":[{"a":1 "b":2}]}}',
+  '{"message":{"content":[{1:2}]}}',
   '',
   '{',
   '{"a"',
@@ -94,8 +108,10 @@ const LINES = [
   '{"message":{"a":1,,"b":2}}',
   '{"a":"unterminated}',
   '{"a":tru e}',
-  // Passes the skim (values are checked only when a scanner parses them): mixed brackets.
+  // Pass the skim (values are checked only when a scanner parses them): mixed brackets,
+  // an unquoted string.
   '{"a":{"b":[1,2}]}',
+  '{"message":{"content":[{"name":Bash","input":{"c":"ls"}}]}}',
 ];
 
 describe('skim kernel (WebAssembly) against the JS skim', () => {
@@ -111,7 +127,7 @@ describe('skim kernel (WebAssembly) against the JS skim', () => {
   test('valid and malformed lines: same fields, nesting, elements and verdict', () => {
     let valid = 0;
     for (const line of LINES) if (sameBothWays(line).ok) valid++;
-    assert.equal(valid, 16, 'the first 15 lines and the last one pass, the others do not');
+    assert.equal(valid, 18, 'the first 16 lines and the last two pass, the others do not');
   });
 
   test('2,000 randomly damaged transcript-like lines: same outcome both ways', () => {
@@ -119,7 +135,7 @@ describe('skim kernel (WebAssembly) against the JS skim', () => {
     const bytes = ['"', '\\', '{', '}', '[', ']', ',', ':', ' ', 'x', '1', '\n'];
     let checked = 0;
     for (let n = 0; n < 2000; n++) {
-      const base = LINES[rng.int(0, 14)]!;
+      const base = LINES[rng.int(0, 15)]!;
       let text = base;
       const cuts = rng.int(1, 3);
       for (let c = 0; c < cuts; c++) {
@@ -142,6 +158,19 @@ describe('skim kernel (WebAssembly) against the JS skim', () => {
     const out = sameBothWays(JSON.stringify({ ...wide, message: { content: inner } }));
     assert.equal(out.fields!.length / 4, 1501);
     assert.equal(out.elements!.length / 2, 2500);
+    // More element fields than their area holds (2,048 in all).
+    const blocks = Array.from({ length: 300 }, (_, i) => ({
+      a: i,
+      b: i,
+      c: i,
+      d: i,
+      e: i,
+      f: i,
+      g: i,
+    }));
+    const many = sameBothWays(JSON.stringify({ message: { content: blocks } }));
+    assert.equal(many.elementFields!.length, 300);
+    assert.deepEqual(many.elementFields![299]!.length, 7 * 4 + 2);
   });
 
   test('newline: the same positions as indexOf, at every start and around 16-byte steps', () => {
