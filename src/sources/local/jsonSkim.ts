@@ -340,7 +340,9 @@ export class RawMemo {
   holds(slot: number, buf: Buffer, start: number, end: number): boolean {
     const n = end - start;
     const held = this.bytes[slot];
-    return held !== undefined && this.lengths[slot] === n && sameBytes(held, buf, start, n);
+    if (held === undefined || this.lengths[slot] !== n) return false;
+    // Long values (usage objects, Codex token counts) through the native compare.
+    return n > 64 ? held.compare(buf, start, end, 0, n) === 0 : sameBytes(held, buf, start, n);
   }
 }
 
@@ -377,14 +379,22 @@ export class StringMemo {
 /** Decodes a JSON string value; undefined when the range is not a string. */
 export function decodeString(buf: Buffer, start: number, end: number): string | undefined {
   if (buf[start] !== QUOTE || end - start < 2) return undefined;
+  // One pass for escapes and non-ASCII bytes: plain ASCII takes the cheaper decoder.
   let escaped = false;
+  let ascii = true;
   for (let j = start + 1; j < end - 1; j++) {
-    if (buf[j] === BACKSLASH) {
+    const c = buf[j]!;
+    if (c === BACKSLASH) {
       escaped = true;
       break;
     }
+    if (c >= 0x80) ascii = false;
   }
-  if (!escaped) return text(buf, start + 1, end - 1);
+  if (!escaped) {
+    if (!fastSlices) return buf.toString('utf8', start + 1, end - 1);
+    const b = buf as unknown as Required<Slices>;
+    return ascii ? b.latin1Slice(start + 1, end - 1) : b.utf8Slice(start + 1, end - 1);
+  }
   try {
     const value: unknown = JSON.parse(text(buf, start, end));
     return typeof value === 'string' ? value : undefined;

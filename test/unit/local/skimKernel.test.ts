@@ -305,5 +305,12 @@ describe('skim helpers', () => {
     assert.equal(fields('{"v":"' + 'x'.repeat(200) + '"}').changed('v', memo, 0), true);
     assert.equal(fields('{"v":"1.0"}').changed('v', memo, 0), true);
     assert.equal(fields('{"w":"1.0"}').changed('v', memo, 0), false, 'absent: not changed');
+    // Long values (compared natively): the same bytes, then one byte off at either end.
+    const long = 'y'.repeat(300);
+    assert.equal(fields(`{"v":"${long}"}`).changed('v', memo, 1), true);
+    assert.equal(fields(`{"v":"${long}"}`).changed('v', memo, 1), false);
+    assert.equal(fields(`{"v":"${long.slice(1)}z"}`).changed('v', memo, 1), true);
+    assert.equal(fields(`{"v":"z${long.slice(1)}"}`).changed('v', memo, 1), true);
+    assert.ok(memo.holds(1, Buffer.from(`"z${long.slice(1)}"`), 0, long.length + 2));
   });
 });
