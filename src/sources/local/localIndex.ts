@@ -117,14 +117,17 @@ export class LocalIndex {
       throw error;
     }
     this.discoveryProblems = discovery.problems;
+    // Subagent metadata is read while the transcripts are scanned (readMeta never throws).
+    const metaReads = discovery.files.map((f) =>
+      f.metaPath ? this.cache.readMeta(f.metaPath, f.size, f.mtimeMs) : undefined,
+    );
     const summaries = await this.cache.scanAll(discovery.files);
     const metas = new Map<string, SubagentMeta>();
     const problems: LocalProblem[] = [...discovery.problems];
-    for (const f of discovery.files) {
-      if (!f.metaPath) continue;
-      const m = await this.cache.readMeta(f.metaPath, f.size, f.mtimeMs);
-      if (m.meta) metas.set(f.path, m.meta);
-      if (m.problem) problems.push(m.problem);
+    for (const [i, read] of metaReads.entries()) {
+      const m = read && (await read);
+      if (m?.meta) metas.set(discovery.files[i]!.path, m.meta);
+      if (m?.problem) problems.push(m.problem);
     }
     for (const s of summaries) problems.push(...s.problems);
     const now = this.now();
