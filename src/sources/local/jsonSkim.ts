@@ -591,31 +591,7 @@ function skimAt(
       buf[i] === OPEN_BRACKET &&
       keyIs(buf, keyStart, keyEnd - 1, self.elementsOf!)
     ) {
-      const collected = self.elements;
-      const fields = self.elementFields ?? scratchFields;
-      collected.length = 0; // a repeated key: the last one wins, as in JSON.parse
-      // Objects among the elements are skimmed in this walk (which also finds where they
-      // end), as the kernel does.
-      const objectEnd = (s: number): number => {
-        const f = elementFieldsAt(fields, fields === scratchFields ? 0 : collected.length / 2);
-        return skimAt(buf, s, end, f, undefined);
-      };
-      ve = arrayEnd(
-        buf,
-        i,
-        end,
-        (s, e) => {
-          if (buf[s] !== OPEN_BRACE) {
-            elementFieldsAt(fields, fields === scratchFields ? 0 : collected.length / 2).reset(
-              buf,
-              s,
-              e,
-            );
-          }
-          collected.push(s, e);
-        },
-        objectEnd,
-      );
+      ve = elementsEnd(buf, i, end, self);
     } else ve = valueEnd(buf, i, end);
     if (ve < 0) return -1;
     out.add(keyStart, keyEnd - 1, i, ve);
@@ -629,8 +605,30 @@ function skimAt(
   }
 }
 
-/** Where elements are skimmed when their fields are not wanted (only checked). */
-const scratchFields: Fields[] = [];
+/** Where element objects are skimmed when their fields are not wanted (only checked). */
+const scratchFields = new Fields();
+
+/**
+ * Index just past the array at `start` (or -1), its elements' ranges collected into
+ * `self.elements` and the fields of the objects among them into `self.elementFields`, in
+ * one walk that also finds where each object ends, as the kernel does.
+ */
+function elementsEnd(buf: Buffer, start: number, end: number, self: Nested): number {
+  const collected = self.elements!;
+  collected.length = 0; // a repeated key: the last one wins, as in JSON.parse
+  const fieldsOfNext = () =>
+    self.elementFields ? elementFieldsAt(self.elementFields, collected.length / 2) : scratchFields;
+  return arrayEnd(
+    buf,
+    start,
+    end,
+    (s, e) => {
+      if (buf[s] !== OPEN_BRACE) fieldsOfNext().reset(buf, s, e);
+      collected.push(s, e);
+    },
+    (s) => skimAt(buf, s, end, fieldsOfNext(), undefined),
+  );
+}
 
 /** The Fields for element `i` of a Nested's elementFields, made on first use. */
 function elementFieldsAt(fields: Fields[], i: number): Fields {
