@@ -13,6 +13,7 @@ import { EntryTimes } from './entryTimes.ts';
 import { mergeUsage } from './mergeUsage.ts';
 import { asksUser, cleanTitle, count, firstText } from './text.ts';
 import type {
+  CopyRecord,
   FileSummary,
   LastEntryFacts,
   LastEntryKind,
@@ -70,7 +71,6 @@ const COMMAND_PREFIXES = [
 ];
 
 type Json = Record<string, unknown>;
-type CopyRecord = UsageRecord & { agentId?: string };
 
 export interface ClaudeCodeScannerOptions {
   role: 'session' | 'subagent';

@@ -29,6 +29,9 @@ export interface UsageRecord {
   reasoning: number;
 }
 
+/** An agent_progress copy of a subagent's response, with the subagent when it is named. */
+export type CopyRecord = UsageRecord & { agentId?: string };
+
 /** What the last meaningful entry of a transcript says, for the derived status. */
 export type LastEntryKind =
   /** No meaningful entry yet. */
@@ -113,7 +116,7 @@ export interface FileSummary {
    */
   usage: ReadonlyMap<string, UsageRecord>;
   /** Claude Code: agent_progress copies of subagent responses, by the same key. */
-  copies: ReadonlyMap<string, UsageRecord & { agentId?: string }>;
+  copies: ReadonlyMap<string, CopyRecord>;
   subagents: SubagentLink[];
   last: LastEntryFacts;
   /** Has at least one user prompt or model response (the `substantive` filter). */

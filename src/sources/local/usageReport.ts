@@ -123,6 +123,16 @@ export function localDay(ms: number): string {
   return day;
 }
 
+/** `map`'s value for `key`, made by `make` and kept when there is none yet. */
+function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
 /** Buckets by day, then model. */
 type DayModels = Map<string, Map<string, Bucket>>;
 
@@ -191,30 +201,11 @@ export function buildUsageReport(
   const unpriced = new Set<string>();
   let sessions = 0;
   let sessionsWithoutTokenInfo = 0;
-  const bucket = (map: Map<string, Bucket>, key: string): Bucket => {
-    let b = map.get(key);
-    if (!b) {
-      b = { totals: emptyTotals(), lastSession: -1, lastUnpricedSession: -1 };
-      map.set(key, b);
-    }
-    return b;
-  };
-  const modelsOfDay = (days: DayModels, day: string): Map<string, Bucket> => {
-    let models = days.get(day);
-    if (!models) {
-      models = new Map();
-      days.set(day, models);
-    }
-    return models;
-  };
-  const daysOfHarness = (harness: string) => {
-    let days = harnessDays.get(harness);
-    if (!days) {
-      days = { byDay: new Map(), byDayModel: new Map() };
-      harnessDays.set(harness, days);
-    }
-    return days;
-  };
+  const bucket = (map: Map<string, Bucket>, key: string): Bucket =>
+    entry(map, key, () => ({ totals: emptyTotals(), lastSession: -1, lastUnpricedSession: -1 }));
+  const modelsOfDay = (days: DayModels, day: string) => entry(days, day, () => new Map());
+  const daysOfHarness = (harness: string) =>
+    entry(harnessDays, harness, () => ({ byDay: new Map(), byDayModel: new Map() }));
   snapshot.sessions.forEach((s, index) => {
     if (s.noTokenInfo && s.records.length === 0) {
       if (!since || dayOf(Date.parse(s.summary.lastActivityAt ?? '')) >= since)
@@ -229,7 +220,7 @@ export function buildUsageReport(
     // Made on the first response in the window (a bucket exists only with responses).
     let project: Bucket | undefined;
     let harness: Bucket | undefined;
-    const harnessDays = daysOfHarness(s.harness);
+    const ownHarness = daysOfHarness(s.harness);
     let counted = false;
     // A session's responses mostly share a day and a model: their buckets are looked up
     // again only when one of them changes.
@@ -256,11 +247,11 @@ export function buildUsageReport(
       if (day !== bucketsDay || model !== bucketsModel || !dayModelBucket) {
         if (day !== bucketsDay || !dayBucket) {
           dayBucket = bucket(byDay, day);
-          harnessDayBucket = bucket(harnessDays.byDay, day);
+          harnessDayBucket = bucket(ownHarness.byDay, day);
         }
         if (model !== bucketsModel || !modelBucket) modelBucket = bucket(byModel, model);
         dayModelBucket = bucket(modelsOfDay(byDayModel, day), model);
-        harnessDayModelBucket = bucket(modelsOfDay(harnessDays.byDayModel, day), model);
+        harnessDayModelBucket = bucket(modelsOfDay(ownHarness.byDayModel, day), model);
         bucketsDay = day;
         bucketsModel = model;
       }
