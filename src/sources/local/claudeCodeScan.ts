@@ -103,8 +103,11 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private readonly inner = new Fields();
   private readonly msg = new Fields();
   private readonly contentRanges: number[] = [];
-  /** The fields of each content block, skimmed with the line (see Nested). */
-  private readonly blockFields: Fields[] = [];
+  /**
+   * The fields of each content block, skimmed with the line (see Nested). A few made up
+   * front, so the array holds objects from the start (see RawMemo.SLOTS for why).
+   */
+  private readonly blockFields: Fields[] = Array.from({ length: 4 }, () => new Fields());
   private readonly usageFields = new Fields();
   private readonly creationFields = new Fields();
   private readonly usageNumbers: (number | undefined)[] = [];

@@ -314,8 +314,15 @@ function sameBytes(held: Uint8Array, buf: Uint8Array, start: number, n: number):
 
 /** The raw bytes last seen per slot, in buffers reused from line to line. */
 export class RawMemo {
-  private readonly bytes: Buffer[] = [];
-  private readonly lengths: number[] = [];
+  /**
+   * Slots each memo has room for (callers use constant slots below this). Allocated up
+   * front: arrays grown slot by slot change shape, and V8 recompiles the hot code using
+   * them (measured as deoptimisations on a cold scan).
+   */
+  static readonly SLOTS = 4;
+  private readonly bytes = new Array<Buffer | undefined>(RawMemo.SLOTS).fill(undefined);
+  /** Bytes held per slot; -1 for none. */
+  private readonly lengths = new Int32Array(RawMemo.SLOTS).fill(-1);
 
   /** Whether [start, end) of `buf` differs from what `slot` holds (then holds it). */
   update(slot: number, buf: Buffer, start: number, end: number): boolean {
@@ -340,7 +347,7 @@ export class RawMemo {
   holds(slot: number, buf: Buffer, start: number, end: number): boolean {
     const n = end - start;
     const held = this.bytes[slot];
-    if (held === undefined || this.lengths[slot] !== n) return false;
+    if (held === undefined || this.lengths[slot] !== n) return false; // past SLOTS: never held
     // Long values (usage objects, Codex token counts) through the native compare.
     return n > 64 ? held.compare(buf, start, end, 0, n) === 0 : sameBytes(held, buf, start, n);
   }

@@ -197,6 +197,64 @@ describe('parallel cold scan', () => {
     assert.deepEqual(queue.takeBatch(), []);
   });
 
+  test('split: with both harnesses, each thread starts with a small file of each', () => {
+    const now = Date.parse('2026-12-01T12:00:00Z');
+    const file = (path: string, harness: 'claude-code' | 'codex', kb: number) =>
+      ({
+        path,
+        harness,
+        role: 'session',
+        size: kb << 10,
+        mtimeMs: now - 3_600_000,
+        ino: 0,
+        dev: 0,
+        root: '/',
+      }) as const;
+    const files = [
+      file('claude-big', 'claude-code', 9000),
+      file('claude-b', 'claude-code', 800),
+      file('claude-tiny', 'claude-code', 3),
+      file('claude-small', 'claude-code', 5),
+      file('codex-a', 'codex', 700),
+      file('codex-small', 'codex', 6),
+      file('codex-tiny', 'codex', 2),
+    ];
+    const { here, queue } = splitForThreads(files, now);
+    assert.deepEqual(
+      here.map((f) => f.path),
+      ['claude-tiny', 'codex-tiny', 'claude-big'],
+      'the smallest of each harness first, then the largest file',
+    );
+    assert.deepEqual(
+      queue.takeBatch(1 << 30).map((f) => f.path),
+      ['claude-small', 'codex-small', 'claude-b', 'codex-a'],
+      "the first batch: the next smallest of each, then the queue's largest first",
+    );
+    assert.equal(queue.take(), undefined, 'every file once');
+  });
+
+  test('split: with one harness, no file is moved ahead', () => {
+    const files = [10, 2, 30, 1].map((mb, i) => ({
+      path: `f${mb}`,
+      harness: 'codex' as const,
+      role: 'session' as const,
+      size: mb << 20,
+      mtimeMs: 0,
+      ino: i,
+      dev: 0,
+      root: '/',
+    }));
+    const { here, queue } = splitForThreads(files, Date.now());
+    assert.deepEqual(
+      here.map((f) => f.path),
+      ['f30'],
+    );
+    assert.deepEqual(
+      queue.takeBatch(1 << 30).map((f) => f.path),
+      ['f10', 'f2', 'f1'],
+    );
+  });
+
   test("a worker's batches shrink towards the end of the queue", () => {
     const files = Array.from({ length: 40 }, (_, i) => ({
       path: `f${i}`,

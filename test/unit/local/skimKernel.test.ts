@@ -313,4 +313,22 @@ describe('skim helpers', () => {
     assert.equal(fields(`{"v":"z${long.slice(1)}"}`).changed('v', memo, 1), true);
     assert.ok(memo.holds(1, Buffer.from(`"z${long.slice(1)}"`), 0, long.length + 2));
   });
+
+  test('RawMemo: slots are independent; forget empties one; past SLOTS nothing is held', () => {
+    const memo = new RawMemo();
+    const bytes = (i: number) => Buffer.from(`"value ${i}"`);
+    for (let slot = 0; slot < RawMemo.SLOTS; slot++) {
+      assert.equal(memo.holds(slot, bytes(slot), 0, 9), false, `slot ${slot} starts empty`);
+      assert.equal(memo.update(slot, bytes(slot), 0, 9), true);
+    }
+    for (let slot = 0; slot < RawMemo.SLOTS; slot++) {
+      assert.equal(memo.update(slot, bytes(slot), 0, 9), false, `slot ${slot} kept its bytes`);
+    }
+    memo.forget(1);
+    assert.equal(memo.holds(1, bytes(1), 0, 9), false, 'forgotten');
+    assert.equal(memo.holds(2, bytes(2), 0, 9), true, 'the others kept');
+    // A slot past the memo's room is never held: every value counts as changed.
+    assert.equal(memo.update(RawMemo.SLOTS, bytes(0), 0, 9), true);
+    assert.equal(memo.update(RawMemo.SLOTS, bytes(0), 0, 9), true);
+  });
 });
