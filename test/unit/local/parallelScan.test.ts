@@ -8,7 +8,7 @@ import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { discoverLocalFiles } from '../../../src/sources/local/discovery.ts';
+import { discoverLocalFiles, type DiscoveredFile } from '../../../src/sources/local/discovery.ts';
 import { packUsage, unpackUsage } from '../../../src/sources/local/packedUsage.ts';
 import { splitForThreads } from '../../../src/sources/local/parallelScan.ts';
 import { ScanCache } from '../../../src/sources/local/scanCache.ts';
@@ -17,6 +17,24 @@ import { writeLocalCorpus } from '../../support/localCorpus.ts';
 import { assistant, usage } from './fixtures.ts';
 
 const WORKER = new URL('../../../src/sources/local/scanWorker.ts', import.meta.url);
+
+/** A listed file for the split tests: only path, harness, size and mtime matter there. */
+function listed(
+  path: string,
+  size: number,
+  options: { harness?: DiscoveredFile['harness']; mtimeMs?: number } = {},
+): DiscoveredFile {
+  return {
+    path,
+    harness: options.harness ?? 'claude-code',
+    role: 'session',
+    size,
+    mtimeMs: options.mtimeMs ?? 0,
+    ino: 0,
+    dev: 0,
+    root: '/',
+  };
+}
 
 describe('parallel cold scan', () => {
   test('workers and one thread give the same summaries; the next refresh reuses them', async () => {
@@ -158,16 +176,7 @@ describe('parallel cold scan', () => {
   test('split: the largest and recently written files stay here, the rest wait in a queue', () => {
     const now = Date.parse('2026-12-01T12:00:00Z');
     const file = (path: string, mb: number, minutesAgo: number) =>
-      ({
-        path,
-        harness: 'claude-code',
-        role: 'session',
-        size: mb << 20,
-        mtimeMs: now - minutesAgo * 60_000,
-        ino: 0,
-        dev: 0,
-        root: '/',
-      }) as const;
+      listed(path, mb << 20, { mtimeMs: now - minutesAgo * 60_000 });
     const files = [
       file('big', 50, 600),
       file('live', 1, 2),
@@ -199,17 +208,8 @@ describe('parallel cold scan', () => {
 
   test('split: with both harnesses, each thread starts with a small file of each', () => {
     const now = Date.parse('2026-12-01T12:00:00Z');
-    const file = (path: string, harness: 'claude-code' | 'codex', kb: number) =>
-      ({
-        path,
-        harness,
-        role: 'session',
-        size: kb << 10,
-        mtimeMs: now - 3_600_000,
-        ino: 0,
-        dev: 0,
-        root: '/',
-      }) as const;
+    const file = (path: string, harness: DiscoveredFile['harness'], kb: number) =>
+      listed(path, kb << 10, { harness, mtimeMs: now - 3_600_000 });
     const files = [
       file('claude-big', 'claude-code', 9000),
       file('claude-b', 'claude-code', 800),
@@ -234,16 +234,7 @@ describe('parallel cold scan', () => {
   });
 
   test('split: with one harness, no file is moved ahead', () => {
-    const files = [10, 2, 30, 1].map((mb, i) => ({
-      path: `f${mb}`,
-      harness: 'codex' as const,
-      role: 'session' as const,
-      size: mb << 20,
-      mtimeMs: 0,
-      ino: i,
-      dev: 0,
-      root: '/',
-    }));
+    const files = [10, 2, 30, 1].map((mb) => listed(`f${mb}`, mb << 20, { harness: 'codex' }));
     const { here, queue } = splitForThreads(files, Date.now());
     assert.deepEqual(
       here.map((f) => f.path),
@@ -256,16 +247,7 @@ describe('parallel cold scan', () => {
   });
 
   test("a worker's batches shrink towards the end of the queue", () => {
-    const files = Array.from({ length: 40 }, (_, i) => ({
-      path: `f${i}`,
-      harness: 'claude-code' as const,
-      role: 'session' as const,
-      size: 1 << 20,
-      mtimeMs: 0,
-      ino: i,
-      dev: 0,
-      root: '/',
-    }));
+    const files = Array.from({ length: 40 }, (_, i) => listed(`f${i}`, 1 << 20));
     const { queue } = splitForThreads(files, Date.now());
     const sizes: number[] = [];
     for (let batch = queue.takeBatch(); batch.length > 0; batch = queue.takeBatch()) {
