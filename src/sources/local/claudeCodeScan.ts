@@ -7,7 +7,14 @@
  * counts each response once (see aggregate.ts). Big tool_result lines are never parsed:
  * their ids and is_error flag are read from the skimmed content blocks (jsonSkim.ts).
  */
-import { Fields, RawMemo, StringMemo, hasKeyPattern, skimObject } from './jsonSkim.ts';
+import {
+  Fields,
+  RawMemo,
+  StringMemo,
+  hasKeyPattern,
+  skimObject,
+  type NestedCounts,
+} from './jsonSkim.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
 import { mergeUsage } from './mergeUsage.ts';
@@ -53,6 +60,14 @@ const USAGE_KEYS = [
   'output_tokens',
   'cache_read_input_tokens',
   'cache_creation_input_tokens',
+] as const;
+
+/** What the kernel reads of `message.usage` in the line's walk (see NestedCounts). */
+const USAGE_COUNT_NAMES = [
+  'usage',
+  ...USAGE_KEYS,
+  'cache_creation',
+  'ephemeral_1h_input_tokens',
 ] as const;
 
 /** The RawMemo slot of the usage bytes last read without a problem (0, 1: the ids). */
@@ -111,6 +126,12 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private readonly usageFields = new Fields();
   private readonly creationFields = new Fields();
   private readonly usageNumbers: (number | undefined)[] = [];
+  /** message.usage as the kernel read it with the line (when it could). */
+  private readonly usageCounts: NestedCounts = {
+    names: USAGE_COUNT_NAMES,
+    read: false,
+    values: [0, 0, 0, 0, 0],
+  };
   /** The tool results of the current line (see toolResultBlocks). */
   private readonly resultIds: string[] = [];
   private resultError = false;
@@ -139,6 +160,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
       elementsOf: 'content',
       elements: this.contentRanges,
       elementFields: this.blockFields,
+      counts: this.usageCounts,
     };
   }
 
@@ -241,19 +263,25 @@ export class ClaudeCodeScanner extends JsonlScanner {
     const requestChanged = f.changed('requestId', this.responseIds, 1);
     const last = this.lastResponse;
     if (!idChanged && !requestChanged && last) {
-      // Mostly the same usage bytes again (one line per content block): nothing to merge
-      // once the record has its model and time.
-      const r = m.range('usage');
-      const same =
-        r !== undefined &&
-        this.responseIds.holds(USAGE_SLOT, this.buf, r[0], r[1]) &&
-        (last.model !== undefined || model === undefined || model === SYNTHETIC) &&
-        (Number.isFinite(last.ms) || !Number.isFinite(ms));
-      const usage = same ? undefined : this.skimUsage(m, model, ms);
-      if (usage) mergeUsage(last, usage);
+      if (this.usageCounts.read) {
+        mergeUsage(last, this.countedUsage(model, ms));
+      } else {
+        // Mostly the same usage bytes again (one line per content block): nothing to
+        // merge once the record has its model and time.
+        const r = m.range('usage');
+        const same =
+          r !== undefined &&
+          this.responseIds.holds(USAGE_SLOT, this.buf, r[0], r[1]) &&
+          (last.model !== undefined || model === undefined || model === SYNTHETIC) &&
+          (Number.isFinite(last.ms) || !Number.isFinite(ms));
+        const usage = same ? undefined : this.skimUsage(m, model, ms);
+        if (usage) mergeUsage(last, usage);
+      }
     } else {
       this.responseIds.forget(USAGE_SLOT);
-      const usage = this.skimUsage(m, model, ms);
+      const usage = this.usageCounts.read
+        ? this.countedUsage(model, ms)
+        : this.skimUsage(m, model, ms);
       const id = m.str('id');
       const requestId = f.str('requestId');
       const rec = this.record(this.usage, id, requestId, usage, line);
@@ -304,6 +332,12 @@ export class ClaudeCodeScanner extends JsonlScanner {
       } else out.push(type ? { type } : {});
     }
     return out;
+  }
+
+  /** The usage the kernel read with the line, as a record. */
+  private countedUsage(model: string | undefined, ms: number): UsageRecord {
+    const v = this.usageCounts.values;
+    return usageRecordOf(model, ms, v[0], v[1], v[2], v[3], v[4]);
   }
 
   /**

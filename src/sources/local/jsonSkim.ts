@@ -483,6 +483,23 @@ export interface Nested {
    * are stale.
    */
   elementFields?: Fields[];
+  /** Counts of an object field of `out`, read in the same walk by the kernel only. */
+  counts?: NestedCounts;
+}
+
+/**
+ * Number fields of an object field of a Nested's `out` (`usage`), and of one object
+ * inside that (`cache_creation`), read by the kernel during the line's walk. `read` is
+ * true only when every one of them was read there: absent or not a number counts 0,
+ * plain digits their value, as Fields.numbers and count() give them. Otherwise (no such
+ * field, a form the kernel leaves to JS, the JS walk) the caller reads them itself.
+ */
+export interface NestedCounts {
+  /** `[object, number × 4, inner object, inner number]`. */
+  names: readonly string[];
+  read: boolean;
+  /** The four numbers, then the inner number. */
+  values: number[];
 }
 
 /**
@@ -515,8 +532,12 @@ function resetNested(buf: Buffer, nested: Nested | undefined): void {
   for (let n = nested; n; n = n.nested) {
     n.out.reset(buf, 0, 0);
     if (n.elements) n.elements.length = 0;
+    if (n.counts) n.counts.read = false;
   }
 }
+
+/** Counts names that match no key: a descent with no counts to read. */
+const NO_COUNTS = ['', '', '', '', '', '', ''];
 
 /**
  * skimAt done by the kernel in one walk (a line, its nested object, that one's array
@@ -534,8 +555,14 @@ function kernelSkim(
   if (nested?.nested || (nested && !k.descendInto(nested.key, nested.elementsOf ?? ''))) {
     return KERNEL_OVERFLOW;
   }
+  const counts = nested?.counts;
+  const countsWanted = nested !== undefined && k.countsOf(counts?.names ?? NO_COUNTS);
   const e = k.skim(start, end, nested ? 1 : 0);
   if (e < 0) return e;
+  if (counts && countsWanted && k.countsState === 1) {
+    for (let i = 0; i < counts.values.length; i++) counts.values[i] = k.countValue(i);
+    counts.read = true;
+  }
   out.reset(buf, start, end);
   out.fromKernel(k.results, 0, k.count);
   out.start = k.open;

@@ -61,6 +61,15 @@ const NESTED_COUNT = HEADER + 2;
 const NESTED_OPEN = HEADER + 3;
 const ELEMENT_COUNT = HEADER + 4;
 const SURROGATE = HEADER + 5;
+/** Counts read in the walk (see countsOf): their state (i32), values (f64), names. */
+const COUNTS_STATE = HEADER + 6;
+const COUNT_VALUES = 49_696;
+const COUNT_NAME_LENGTHS = 49_744 / 4;
+const COUNT_NAMES = 49_792;
+const COUNT_NAME_MAX = 64;
+/** Names a counts reading takes (see countsOf), and the values it gives. */
+const COUNT_NAME_SLOTS = 7;
+const COUNT_VALUE_SLOTS = 5;
 
 export class SkimKernel {
   /** The bytes last loaded: the skim uses the kernel for ranges of exactly this Buffer. */
@@ -80,6 +89,10 @@ export class SkimKernel {
   private memory: Uint8Array;
   private key0 = '';
   private key1 = '';
+  private countNames: readonly string[] = [];
+  private countNamesUsable = true;
+  /** The count values of the last skim (f64 view). */
+  private counts: Float64Array;
 
   constructor(exports: KernelExports) {
     this.exports = exports;
@@ -89,6 +102,7 @@ export class SkimKernel {
     this.skim = exports.skim;
     this.memory = new Uint8Array(exports.memory.buffer);
     this.results = new Int32Array(exports.memory.buffer, 0, DATA / 4);
+    this.counts = new Float64Array(exports.memory.buffer, COUNT_VALUES, COUNT_VALUE_SLOTS);
   }
 
   /** Fields of the last skim's object, and where it opened. */
@@ -144,10 +158,47 @@ export class SkimKernel {
       this.exports.memory.grow(Math.ceil((need - this.memory.length) / PAGE));
       this.memory = new Uint8Array(this.exports.memory.buffer);
       this.results = new Int32Array(this.exports.memory.buffer, 0, DATA / 4);
+      this.counts = new Float64Array(this.exports.memory.buffer, COUNT_VALUES, COUNT_VALUE_SLOTS);
     }
     this.memory.set(bytes, DATA);
     this.buf = Buffer.from(this.memory.buffer, DATA, bytes.length);
     return this.buf;
+  }
+
+  /**
+   * Names the counts a descending skim reads from the nested object (usage counts):
+   * `[object, number × 4, inner object, inner number]`, empty names for none. False when
+   * a name cannot be used (then no counts are read).
+   */
+  countsOf(names: readonly string[]): boolean {
+    // The same list again (a scanner passes its own constant one): nothing to write.
+    if (names === this.countNames) return this.countNamesUsable;
+    this.countNames = names;
+    const usable =
+      names.length === COUNT_NAME_SLOTS &&
+      names.every((n) => n.length <= COUNT_NAME_MAX && !/[^\x20-\x7e]/.test(n));
+    for (let i = 0; i < COUNT_NAME_SLOTS; i++) {
+      const name = usable ? names[i]! : '';
+      for (let j = 0; j < name.length; j++) {
+        this.memory[COUNT_NAMES + i * COUNT_NAME_MAX + j] = name.charCodeAt(j);
+      }
+      this.results[COUNT_NAME_LENGTHS + i] = name.length;
+    }
+    this.countNamesUsable = usable;
+    return usable;
+  }
+
+  /**
+   * After a descending skim: whether the counts were read (1), left to the JS reading
+   * (2: a form the kernel does not read) or absent (0).
+   */
+  get countsState(): number {
+    return this.results[COUNTS_STATE]!;
+  }
+
+  /** Count `i` of the last skim (0-3 the numbers, 4 the inner number; 0 for none). */
+  countValue(i: number): number {
+    return this.counts[i]!;
   }
 
   /** Whether a string seen since the last call held a `\uD…` escape (then resets). */

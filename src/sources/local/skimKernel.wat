@@ -7,7 +7,9 @@
 ;; Memory: [0, 48 KiB) holds results (four i32 per object field: key start, key end
 ;; inside the quotes, value start, value end; two per array element), [48 KiB, 49 KiB)
 ;; the names of the fields to descend into, then a header of six i32 (count, open,
-;; nested_count, nested_open, element_count, surrogate); [64 KiB, 96 KiB) the fields of
+;; nested_count, nested_open, element_count, surrogate), the counts read in the walk (a
+;; state i32 at 49,688, five f64 from 49,696) and their names (lengths at 49,744, seven
+;; names of up to 64 bytes from 49,792; see $read_counts); [64 KiB, 96 KiB) the fields of
 ;; the array elements that are objects, and [96 KiB, 112 KiB) per element where its
 ;; fields start there and how many there are (-1: not an object). The bytes being
 ;; skimmed are loaded at 128 KiB, hence `offset=131072` on every load of them.
@@ -177,6 +179,114 @@
         (br $next)))
     (i32.const 0))
 
+  ;; Whether the key bytes [$ks, $ke) are counts name $n (0: the object holding the counts,
+  ;; 1-4: its number fields, 5: an object inside it, 6: that object's number field).
+  ;; Names are written by the caller; an empty one matches no key.
+  (func $is_name (param $ks i32) (param $ke i32) (param $n i32) (result i32)
+    (call $key_is (local.get $ks) (local.get $ke)
+      (i32.add (i32.const 49792) (i32.shl (local.get $n) (i32.const 6)))
+      (i32.load offset=49744 (i32.shl (local.get $n) (i32.const 2)))))
+
+  ;; Count slot $slot (f64 at 49,696) from the value [$j, $ve), as Fields.numbers reads
+  ;; it: plain digits are their number; a value that is no number (null, a string, an
+  ;; object…) is no count, 0. Returns 0 for any other number (a sign, a fraction, an
+  ;; exponent): those are left to the JS reading, which gives the same answer either way.
+  (func $count_value (param $j i32) (param $ve i32) (param $slot i32) (result i32)
+    (local $c i32) (local $v f64)
+    (local.set $c (i32.load8_u offset=131072 (local.get $j)))
+    (if (i32.and (i32.ne (local.get $c) (i32.const 45))
+          (i32.gt_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 9)))
+      (then
+        (f64.store offset=49696 (i32.shl (local.get $slot) (i32.const 3)) (f64.const 0))
+        (return (i32.const 1))))
+    (loop $digit
+      (if (i32.gt_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 9))
+        (then (return (i32.const 0))))
+      ;; The same double arithmetic as the JS loop (n = n * 10 + d), so the same value.
+      (local.set $v (f64.add (f64.mul (local.get $v) (f64.const 10))
+        (f64.convert_i32_u (i32.sub (local.get $c) (i32.const 48)))))
+      (local.set $j (i32.add (local.get $j) (i32.const 1)))
+      (if (i32.lt_u (local.get $j) (local.get $ve))
+        (then
+          (local.set $c (i32.load8_u offset=131072 (local.get $j)))
+          (br $digit))))
+    (f64.store offset=49696 (i32.shl (local.get $slot) (i32.const 3)) (local.get $v))
+    (i32.const 1))
+
+  ;; The counts of the object exactly spanning [$start, $end) (whitespace around allowed):
+  ;; with $inner 0 the counts object (names 1-4 into slots 0-3, the last object named 5
+  ;; read as $inner 1), with $inner 1 that inner object (name 6 into slot 4). Repeated
+  ;; keys: the last one counts, as in JSON.parse. Returns 1 when everything was read
+  ;; here, 0 when the JS reading must do it (a form not read here, malformed structure).
+  (func $counts (param $start i32) (param $end i32) (param $inner i32) (result i32)
+    (local $j i32) (local $ks i32) (local $ke i32) (local $ve i32) (local $c i32) (local $n i32)
+    (local.set $j (call $skip_ws (local.get $start) (local.get $end)))
+    (if (i32.ne (call $at (local.get $j) (local.get $end)) (i32.const 123))
+      (then (return (i32.const 0))))
+    (local.set $j (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)))
+    (local.set $c (call $at (local.get $j) (local.get $end)))
+    (if (i32.ne (local.get $c) (i32.const 125))
+      (then
+        (loop $field
+          (if (i32.ne (call $at (local.get $j) (local.get $end)) (i32.const 34))
+            (then (return (i32.const 0))))
+          (local.set $ks (i32.add (local.get $j) (i32.const 1)))
+          (local.set $ke (call $string_end (local.get $j) (local.get $end)))
+          (if (i32.lt_s (local.get $ke) (i32.const 0)) (then (return (i32.const 0))))
+          (local.set $j (call $skip_ws (local.get $ke) (local.get $end)))
+          (if (i32.ne (call $at (local.get $j) (local.get $end)) (i32.const 58))
+            (then (return (i32.const 0))))
+          (local.set $j (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)))
+          (local.set $ke (i32.sub (local.get $ke) (i32.const 1)))
+          (local.set $ve (call $value_end (local.get $j) (local.get $end)))
+          (if (i32.lt_s (local.get $ve) (i32.const 0)) (then (return (i32.const 0))))
+          (if (local.get $inner)
+            (then
+              (if (call $is_name (local.get $ks) (local.get $ke) (i32.const 6))
+                (then
+                  (if (i32.eqz (call $count_value (local.get $j) (local.get $ve) (i32.const 4)))
+                    (then (return (i32.const 0)))))))
+            (else
+              (local.set $n (i32.const 1))
+              (block $named
+                (loop $name
+                  (if (call $is_name (local.get $ks) (local.get $ke) (local.get $n))
+                    (then
+                      (if (i32.eqz (call $count_value (local.get $j) (local.get $ve)
+                            (i32.sub (local.get $n) (i32.const 1))))
+                        (then (return (i32.const 0))))
+                      (br $named)))
+                  (local.set $n (i32.add (local.get $n) (i32.const 1)))
+                  (br_if $name (i32.le_u (local.get $n) (i32.const 4)))))
+              (if (call $is_name (local.get $ks) (local.get $ke) (i32.const 5))
+                (then
+                  ;; Not an object (null…): no count, as when the key is absent.
+                  (f64.store offset=49728 (i32.const 0) (f64.const 0))
+                  (if (i32.eq (call $at (local.get $j) (local.get $end)) (i32.const 123))
+                    (then
+                      (if (i32.eqz (call $counts (local.get $j) (local.get $ve) (i32.const 1)))
+                        (then (return (i32.const 0))))))))))
+          (local.set $j (call $skip_ws (local.get $ve) (local.get $end)))
+          (local.set $c (call $at (local.get $j) (local.get $end)))
+          (if (i32.eq (local.get $c) (i32.const 44))
+            (then
+              (local.set $j (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)))
+              (br $field))))))
+    (i32.and (i32.eq (local.get $c) (i32.const 125))
+      (i32.eq (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)) (local.get $end))))
+
+  ;; A field named counts name 0 in the nested object, whose value spans [$j, $ve): its
+  ;; counts read into the slots, with the state at 49,688: 1 read, 2 left to JS (also
+  ;; when the value is not an object). A repeated key: the last one counts.
+  (func $read_counts (param $j i32) (param $ve i32)
+    (f64.store offset=49696 (i32.const 0) (f64.const 0))
+    (f64.store offset=49704 (i32.const 0) (f64.const 0))
+    (f64.store offset=49712 (i32.const 0) (f64.const 0))
+    (f64.store offset=49720 (i32.const 0) (f64.const 0))
+    (f64.store offset=49728 (i32.const 0) (f64.const 0))
+    (i32.store offset=49688 (i32.const 0)
+      (select (i32.const 1) (i32.const 2) (call $counts (local.get $j) (local.get $ve) (i32.const 0)))))
+
   ;; The fields of the object starting at (whitespace before) $start, written at $base;
   ;; returns the index just past its `}`, -1 when malformed, -3 when there are more
   ;; fields than an area holds. $level 0 is a line (a field named key0 holding an object
@@ -192,7 +302,10 @@
     (if (i32.ne (call $at (local.get $j) (local.get $end)) (i32.const 123))
       (then (return (i32.const -1))))
     (if (i32.eq (local.get $level) (i32.const 1))
-      (then (global.set $nested_open (local.get $j)))
+      (then
+        (global.set $nested_open (local.get $j))
+        ;; A repeated nested key: only the last object's counts count.
+        (i32.store offset=49688 (i32.const 0) (i32.const 0)))
       (else (if (i32.ne (local.get $level) (i32.const 3))
         (then (global.set $open (local.get $j))))))
     (local.set $j (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)))
@@ -223,6 +336,9 @@
                 (then (local.set $ve (call $elements (local.get $j) (local.get $end))))
                 (else (local.set $ve (call $value_end (local.get $j) (local.get $end)))))))
           (if (i32.lt_s (local.get $ve) (i32.const 0)) (then (return (local.get $ve))))
+          (if (i32.and (i32.eq (local.get $level) (i32.const 1))
+                (call $is_name (local.get $ks) (local.get $ke) (i32.const 0)))
+            (then (call $read_counts (local.get $j) (local.get $ve))))
           (if (i32.ge_u (local.get $n) (i32.const 1024)) (then (return (i32.const -3))))
           (local.set $o (i32.add (local.get $base) (i32.shl (local.get $n) (i32.const 4))))
           (if (i32.and (i32.eq (local.get $level) (i32.const 3))
@@ -295,13 +411,15 @@
   ;; Skims the object at [$start, $end): its fields at 0 (count, open), with $descend the
   ;; object field named key0 at 16 KiB (nested_count, nested_open; -1 when there is
   ;; none) and that object's array field named key1 at 32 KiB (element_count, -1 when
-  ;; there is none). Returns as $fields.
+  ;; there is none), and the counts of its field named counts name 0 (see $read_counts;
+  ;; state 0 when there is none). Returns as $fields.
   (func $skim (export "skim") (param $start i32) (param $end i32) (param $descend i32)
     (result i32)
     (local $e i32)
     (global.set $count (i32.const 0))
     (global.set $nested_count (i32.const -1))
     (global.set $element_count (i32.const -1))
+    (i32.store offset=49688 (i32.const 0) (i32.const 0))
     (local.set $e (call $fields (local.get $start) (local.get $end) (i32.const 0)
       (select (i32.const 0) (i32.const 2) (local.get $descend))))
     (i32.store offset=49664 (i32.const 0) (global.get $count))
