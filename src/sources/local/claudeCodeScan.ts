@@ -13,6 +13,7 @@ import {
   StringMemo,
   hasKeyPattern,
   skimObject,
+  type KeyCheck,
   type NestedCounts,
 } from './jsonSkim.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
@@ -126,6 +127,12 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private readonly usageFields = new Fields();
   private readonly creationFields = new Fields();
   private readonly usageNumbers: (number | undefined)[] = [];
+  /** Whether toolUseResult names a subagent, as the kernel saw it with the line. */
+  private readonly agentIdCheck: KeyCheck = {
+    field: 'toolUseResult',
+    key: 'agentId',
+    answer: undefined,
+  };
   /** message.usage as the kernel read it with the line (when it could). */
   private readonly usageCounts: NestedCounts = {
     names: USAGE_COUNT_NAMES,
@@ -161,6 +168,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
       elements: this.contentRanges,
       elementFields: this.blockFields,
       counts: this.usageCounts,
+      keyCheck: this.agentIdCheck,
     };
   }
 
@@ -478,10 +486,13 @@ export class ClaudeCodeScanner extends JsonlScanner {
 
   /** A Task result names the subagent it ran (`toolUseResult.agentId`). */
   private linkFromToolUseResult(f: Fields, toolUseId: string | undefined): void {
+    // Most results are not a Task's (and are large): the kernel's walk of the line, or
+    // else a native search, rules them out.
+    const seen = this.agentIdCheck.answer;
+    if (seen === false) return;
     const r = f.range('toolUseResult');
     if (!r || this.buf[r[0]] !== 0x7b) return;
-    // Most results are not a Task's (and are large): a native search rules them out.
-    if (!hasKeyPattern(this.buf, r[0], r[1], AGENT_ID_KEY)) return;
+    if (seen === undefined && !hasKeyPattern(this.buf, r[0], r[1], AGENT_ID_KEY)) return;
     if (!skimObject(this.buf, r[0], r[1], this.inner)) return;
     const agentId = this.inner.str('agentId');
     if (agentId) this.link(agentId, toolUseId);

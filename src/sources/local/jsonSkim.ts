@@ -485,6 +485,20 @@ export interface Nested {
   elementFields?: Fields[];
   /** Counts of an object field of `out`, read in the same walk by the kernel only. */
   counts?: NestedCounts;
+  /** A key looked for in an object field of the line, by the kernel only. */
+  keyCheck?: KeyCheck;
+}
+
+/**
+ * Whether the line's object field `field` has the top-level key `key`, as the kernel
+ * saw it in the line's walk: `answer` false when it has not (or the field is absent or
+ * no object), true when it has, undefined when not known (the JS walk, malformed bytes):
+ * then the caller skims the field itself.
+ */
+export interface KeyCheck {
+  field: string;
+  key: string;
+  answer: boolean | undefined;
 }
 
 /**
@@ -533,6 +547,7 @@ function resetNested(buf: Buffer, nested: Nested | undefined): void {
     n.out.reset(buf, 0, 0);
     if (n.elements) n.elements.length = 0;
     if (n.counts) n.counts.read = false;
+    if (n.keyCheck) n.keyCheck.answer = undefined;
   }
 }
 
@@ -557,11 +572,17 @@ function kernelSkim(
   }
   const counts = nested?.counts;
   const countsWanted = nested !== undefined && k.countsOf(counts?.names ?? NO_COUNTS);
+  const check = nested?.keyCheck;
+  const checkWanted = nested !== undefined && k.keyCheckOf(check?.field ?? '', check?.key ?? '');
   const e = k.skim(start, end, nested ? 1 : 0);
   if (e < 0) return e;
   if (counts && countsWanted && k.countsState === 1) {
     for (let i = 0; i < counts.values.length; i++) counts.values[i] = k.countValue(i);
     counts.read = true;
+  }
+  if (check && checkWanted) {
+    const answer = k.keyCheck;
+    check.answer = answer === 3 ? undefined : answer === 1;
   }
   out.reset(buf, start, end);
   out.fromKernel(k.results, 0, k.count);

@@ -63,13 +63,18 @@ const ELEMENT_COUNT = HEADER + 4;
 const SURROGATE = HEADER + 5;
 /** Counts read in the walk (see countsOf): their state (i32), values (f64), names. */
 const COUNTS_STATE = HEADER + 6;
+/** The answer of the key check (see keyCheckOf). */
+const KEY_CHECK = HEADER + 7;
 const COUNT_VALUES = 49_696;
+/** Names the kernel compares keys with (counts, then the key check): lengths, bytes. */
 const COUNT_NAME_LENGTHS = 49_744 / 4;
 const COUNT_NAMES = 49_792;
 const COUNT_NAME_MAX = 64;
 /** Names a counts reading takes (see countsOf), and the values it gives. */
 const COUNT_NAME_SLOTS = 7;
 const COUNT_VALUE_SLOTS = 5;
+/** Where the key check's two names are kept, after the counts' ones. */
+const KEY_CHECK_NAMES = COUNT_NAME_SLOTS;
 
 export class SkimKernel {
   /** The bytes last loaded: the skim uses the kernel for ranges of exactly this Buffer. */
@@ -91,6 +96,9 @@ export class SkimKernel {
   private key1 = '';
   private countNames: readonly string[] = [];
   private countNamesUsable = true;
+  private checkField = '';
+  private checkKey = '';
+  private checkUsable = true;
   /** The count values of the last skim (f64 view). */
   private counts: Float64Array;
 
@@ -174,18 +182,39 @@ export class SkimKernel {
     // The same list again (a scanner passes its own constant one): nothing to write.
     if (names === this.countNames) return this.countNamesUsable;
     this.countNames = names;
-    const usable =
-      names.length === COUNT_NAME_SLOTS &&
-      names.every((n) => n.length <= COUNT_NAME_MAX && !/[^\x20-\x7e]/.test(n));
-    for (let i = 0; i < COUNT_NAME_SLOTS; i++) {
-      const name = usable ? names[i]! : '';
-      for (let j = 0; j < name.length; j++) {
-        this.memory[COUNT_NAMES + i * COUNT_NAME_MAX + j] = name.charCodeAt(j);
-      }
-      this.results[COUNT_NAME_LENGTHS + i] = name.length;
-    }
+    const usable = names.length === COUNT_NAME_SLOTS && names.every(usableName);
+    for (let i = 0; i < COUNT_NAME_SLOTS; i++) this.writeName(i, usable ? names[i]! : '');
     this.countNamesUsable = usable;
     return usable;
+  }
+
+  /**
+   * Names the key check of a descending skim: whether the line's object field `field`
+   * has a top-level key `key` (empty names: no check). False when a name cannot be used.
+   */
+  keyCheckOf(field: string, key: string): boolean {
+    if (field === this.checkField && key === this.checkKey) return this.checkUsable;
+    this.checkField = field;
+    this.checkKey = key;
+    this.checkUsable = usableName(field) && usableName(key);
+    this.writeName(KEY_CHECK_NAMES, this.checkUsable ? field : '');
+    this.writeName(KEY_CHECK_NAMES + 1, this.checkUsable ? key : '');
+    return this.checkUsable;
+  }
+
+  /**
+   * After a descending skim: the key check's answer. 0 the field is absent or not an
+   * object, 1 it has the key, 2 it has not, 3 not known (malformed inside).
+   */
+  get keyCheck(): number {
+    return this.results[KEY_CHECK]!;
+  }
+
+  private writeName(slot: number, name: string): void {
+    for (let j = 0; j < name.length; j++) {
+      this.memory[COUNT_NAMES + slot * COUNT_NAME_MAX + j] = name.charCodeAt(j);
+    }
+    this.results[COUNT_NAME_LENGTHS + slot] = name.length;
   }
 
   /**
@@ -207,6 +236,11 @@ export class SkimKernel {
     this.results[SURROGATE] = 0;
     return true;
   }
+}
+
+/** A name the kernel can compare raw key bytes with: printable ASCII, 64 bytes at most. */
+function usableName(name: string): boolean {
+  return name.length <= COUNT_NAME_MAX && !/[^\x20-\x7e]/.test(name);
 }
 
 function instantiate(): SkimKernel | undefined {

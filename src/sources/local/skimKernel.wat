@@ -8,8 +8,9 @@
 ;; inside the quotes, value start, value end; two per array element), [48 KiB, 49 KiB)
 ;; the names of the fields to descend into, then a header of six i32 (count, open,
 ;; nested_count, nested_open, element_count, surrogate), the counts read in the walk (a
-;; state i32 at 49,688, five f64 from 49,696) and their names (lengths at 49,744, seven
-;; names of up to 64 bytes from 49,792; see $read_counts); [64 KiB, 96 KiB) the fields of
+;; state i32 at 49,688, five f64 from 49,696), the answer of a key check (an i32 at
+;; 49,692; see $check_key) and the names both use (lengths at 49,744, nine names of up
+;; to 64 bytes from 49,792); [64 KiB, 96 KiB) the fields of
 ;; the array elements that are objects, and [96 KiB, 112 KiB) per element where its
 ;; fields start there and how many there are (-1: not an object). The bytes being
 ;; skimmed are loaded at 128 KiB, hence `offset=131072` on every load of them.
@@ -179,9 +180,10 @@
         (br $next)))
     (i32.const 0))
 
-  ;; Whether the key bytes [$ks, $ke) are counts name $n (0: the object holding the counts,
-  ;; 1-4: its number fields, 5: an object inside it, 6: that object's number field).
-  ;; Names are written by the caller; an empty one matches no key.
+  ;; Whether the key bytes [$ks, $ke) are name $n (counts: 0 the object holding them,
+  ;; 1-4 its number fields, 5 an object inside it, 6 that object's number field; key
+  ;; check: 7 the line's object field, 8 the key looked for in it). Names are written by
+  ;; the caller; an empty one matches no key.
   (func $is_name (param $ks i32) (param $ke i32) (param $n i32) (result i32)
     (call $key_is (local.get $ks) (local.get $ke)
       (i32.add (i32.const 49792) (i32.shl (local.get $n) (i32.const 6)))
@@ -287,6 +289,48 @@
     (i32.store offset=49688 (i32.const 0)
       (select (i32.const 1) (i32.const 2) (call $counts (local.get $j) (local.get $ve) (i32.const 0)))))
 
+  ;; Whether the object exactly at [$start, $end) has a top-level key named name 8: 1 it
+  ;; has (found before any malformed byte), 2 it has not, 3 malformed (the caller's JS
+  ;; reading decides).
+  (func $has_key (param $start i32) (param $end i32) (result i32)
+    (local $j i32) (local $ks i32) (local $ke i32) (local $c i32)
+    (local.set $j (call $skip_ws (i32.add (local.get $start) (i32.const 1)) (local.get $end)))
+    (local.set $c (call $at (local.get $j) (local.get $end)))
+    (if (i32.ne (local.get $c) (i32.const 125))
+      (then
+        (loop $field
+          (if (i32.ne (call $at (local.get $j) (local.get $end)) (i32.const 34))
+            (then (return (i32.const 3))))
+          (local.set $ks (i32.add (local.get $j) (i32.const 1)))
+          (local.set $ke (call $string_end (local.get $j) (local.get $end)))
+          (if (i32.lt_s (local.get $ke) (i32.const 0)) (then (return (i32.const 3))))
+          (if (call $is_name (local.get $ks) (i32.sub (local.get $ke) (i32.const 1)) (i32.const 8))
+            (then (return (i32.const 1))))
+          (local.set $j (call $skip_ws (local.get $ke) (local.get $end)))
+          (if (i32.ne (call $at (local.get $j) (local.get $end)) (i32.const 58))
+            (then (return (i32.const 3))))
+          (local.set $j (call $value_end
+            (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)) (local.get $end)))
+          (if (i32.lt_s (local.get $j) (i32.const 0)) (then (return (i32.const 3))))
+          (local.set $j (call $skip_ws (local.get $j) (local.get $end)))
+          (local.set $c (call $at (local.get $j) (local.get $end)))
+          (if (i32.eq (local.get $c) (i32.const 44))
+            (then
+              (local.set $j (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)))
+              (br $field))))))
+    (select (i32.const 2) (i32.const 3)
+      (i32.and (i32.eq (local.get $c) (i32.const 125))
+        (i32.eq (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)) (local.get $end)))))
+
+  ;; A field of the line named name 7, whose value spans [$j, $ve): the key check's
+  ;; answer at 49,692 (0 the value is not an object, else as $has_key). A repeated key:
+  ;; the last one counts.
+  (func $check_key (param $j i32) (param $ve i32)
+    (i32.store offset=49692 (i32.const 0)
+      (if (result i32) (i32.eq (i32.load8_u offset=131072 (local.get $j)) (i32.const 123))
+        (then (call $has_key (local.get $j) (local.get $ve)))
+        (else (i32.const 0)))))
+
   ;; The fields of the object starting at (whitespace before) $start, written at $base;
   ;; returns the index just past its `}`, -1 when malformed, -3 when there are more
   ;; fields than an area holds. $level 0 is a line (a field named key0 holding an object
@@ -339,6 +383,9 @@
           (if (i32.and (i32.eq (local.get $level) (i32.const 1))
                 (call $is_name (local.get $ks) (local.get $ke) (i32.const 0)))
             (then (call $read_counts (local.get $j) (local.get $ve))))
+          (if (i32.and (i32.eqz (local.get $level))
+                (call $is_name (local.get $ks) (local.get $ke) (i32.const 7)))
+            (then (call $check_key (local.get $j) (local.get $ve))))
           (if (i32.ge_u (local.get $n) (i32.const 1024)) (then (return (i32.const -3))))
           (local.set $o (i32.add (local.get $base) (i32.shl (local.get $n) (i32.const 4))))
           (if (i32.and (i32.eq (local.get $level) (i32.const 3))
@@ -411,8 +458,9 @@
   ;; Skims the object at [$start, $end): its fields at 0 (count, open), with $descend the
   ;; object field named key0 at 16 KiB (nested_count, nested_open; -1 when there is
   ;; none) and that object's array field named key1 at 32 KiB (element_count, -1 when
-  ;; there is none), and the counts of its field named counts name 0 (see $read_counts;
-  ;; state 0 when there is none). Returns as $fields.
+  ;; there is none), the counts of its field named name 0 (see $read_counts; state 0
+  ;; when there is none) and the key check of the line's field named name 7 (see
+  ;; $check_key; 0 when there is none). Returns as $fields.
   (func $skim (export "skim") (param $start i32) (param $end i32) (param $descend i32)
     (result i32)
     (local $e i32)
@@ -420,6 +468,7 @@
     (global.set $nested_count (i32.const -1))
     (global.set $element_count (i32.const -1))
     (i32.store offset=49688 (i32.const 0) (i32.const 0))
+    (i32.store offset=49692 (i32.const 0) (i32.const 0))
     (local.set $e (call $fields (local.get $start) (local.get $end) (i32.const 0)
       (select (i32.const 0) (i32.const 2) (local.get $descend))))
     (i32.store offset=49664 (i32.const 0) (global.get $count))

@@ -1,16 +1,20 @@
 /**
- * Usage counts read by the WebAssembly kernel during a line's walk (NestedCounts) against
- * the JS reading the Claude scanner does without it (skimObject + Fields.numbers, then
- * count()): whatever the kernel reads must be what the JS reads, and every form it does
- * not read must be left to the JS (`read` false), including lines the JS reads through
- * JSON.parse.
+ * What the WebAssembly kernel reads during a line's walk for the Claude scanner, against
+ * the JS reading the scanner does without it:
+ * - usage counts (NestedCounts) against skimObject + Fields.numbers, then count():
+ *   whatever the kernel reads must be what the JS reads, and every form it does not read
+ *   must be left to the JS (`read` false), including lines the JS reads through JSON.parse;
+ * - the key check (KeyCheck) of toolUseResult for agentId: where the kernel says "no",
+ *   the JS finds no agentId either.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SeededRandom } from '../../../src/demo/random.ts';
 import {
   Fields,
+  hasKeyPattern,
   skimObject,
+  type KeyCheck,
   type Nested,
   type NestedCounts,
 } from '../../../src/sources/local/jsonSkim.ts';
@@ -148,5 +152,89 @@ describe('usage counts read in the kernel walk', () => {
       assert.deepEqual(fromKernel, jsCounts(text), usage);
     }
     assert.ok(read > 500, `the kernel read ${read} of them itself`);
+  });
+});
+
+/** The kernel's answer for toolUseResult having a top-level agentId key. */
+function kernelCheck(line: string): boolean | undefined | 'malformed line' {
+  const k = kernel!;
+  const buf = k.load(Buffer.from(line));
+  const keyCheck: KeyCheck = { field: 'toolUseResult', key: 'agentId', answer: undefined };
+  const nested: Nested = { key: 'message', out: new Fields(), keyCheck };
+  if (!skimObject(buf, 0, buf.length, new Fields(), nested)) return 'malformed line';
+  return keyCheck.answer;
+}
+
+/** The agentId the scanner's JS reading finds in the line's last toolUseResult. */
+function jsAgentId(line: string): string | undefined {
+  const buf = Buffer.from(line);
+  const f = new Fields();
+  if (!skimObject(buf, 0, buf.length, f)) return undefined;
+  const r = f.range('toolUseResult');
+  if (!r || buf[r[0]] !== 0x7b) return undefined;
+  if (!hasKeyPattern(buf, r[0], r[1], Buffer.from('"agentId"'))) return undefined;
+  const inner = new Fields();
+  if (!skimObject(buf, r[0], r[1], inner)) return undefined;
+  return inner.str('agentId');
+}
+
+const result = (toolUseResult: string, before = '') =>
+  `{"type":"user",${before}"toolUseResult":${toolUseResult},"message":{"content":[]}}`;
+
+describe('the key check in the kernel walk (toolUseResult.agentId)', () => {
+  test('yes, no, and not known, and the JS agrees wherever the kernel says no', () => {
+    const cases: [string, boolean | undefined][] = [
+      ['{"status":"completed","agentId":"a1","content":[{"type":"text","text":"done"}]}', true],
+      ['{"stdout":"agentId","stderr":"","interrupted":false}', false],
+      ['{"file":{"agentId":"deeper"},"x":"\\"agentId\\""}', false],
+      ['{}', false],
+      ['"agentId"', false],
+      ['null', false],
+      ['[{"agentId":"a"}]', false],
+      ['{"agent\\u0049d":"a2"}', false],
+      [' { "agentId" : "a3" } ', true],
+      ['{"a" 1,"agentId":"a4"}', undefined],
+    ];
+    for (const [value, expected] of cases) {
+      const text = result(value);
+      assert.equal(kernelCheck(text), expected, value);
+      if (expected === false) assert.equal(jsAgentId(text), undefined, value);
+      if (expected === true) assert.ok(jsAgentId(text), value);
+    }
+    assert.equal(kernelCheck('{"type":"user","message":{"content":[]}}'), false, 'absent');
+  });
+
+  test('the last toolUseResult counts', () => {
+    const lastHas = result('{"agentId":"b"}', '"toolUseResult":{"x":1},');
+    const lastHasNot = result('{"x":1}', '"toolUseResult":{"agentId":"b"},');
+    assert.equal(kernelCheck(lastHas), true);
+    assert.equal(jsAgentId(lastHas), 'b');
+    assert.equal(kernelCheck(lastHasNot), false);
+    assert.equal(jsAgentId(lastHasNot), undefined);
+  });
+
+  test('2,000 randomly damaged results: where the kernel says no, the JS finds none', () => {
+    const rng = new SeededRandom(13);
+    const bytes = ['"', '\\', '{', '}', ',', ':', ' ', 'a', 'I', 'd'];
+    const bases = [
+      '{"status":"completed","agentId":"a1","content":[{"type":"text","text":"x"}]}',
+      '{"stdout":"agentId","agentId":"a","stderr":""}',
+    ];
+    let no = 0;
+    for (let n = 0; n < 2000; n++) {
+      let value = bases[rng.int(0, bases.length - 1)]!;
+      for (let c = rng.int(1, 2); c > 0; c--) {
+        const at = rng.int(0, value.length);
+        value =
+          rng.next() < 0.5
+            ? value.slice(0, at) + rng.pick(bytes) + value.slice(at)
+            : value.slice(0, at) + value.slice(at + 1);
+      }
+      const text = result(value);
+      if (kernelCheck(text) !== false) continue;
+      no++;
+      assert.equal(jsAgentId(text), undefined, value);
+    }
+    assert.ok(no > 200, `the kernel ruled out ${no} of them`);
   });
 });
