@@ -69,6 +69,9 @@ const USAGE_COUNT_NAMES = [
   ...USAGE_KEYS,
   'cache_creation',
   'ephemeral_1h_input_tokens',
+  '',
+  '',
+  '',
 ] as const;
 
 /** The RawMemo slot of the usage bytes last read without a problem (0, 1: the ids). */
@@ -137,7 +140,8 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private readonly usageCounts: NestedCounts = {
     names: USAGE_COUNT_NAMES,
     read: false,
-    values: [0, 0, 0, 0, 0],
+    inner: false,
+    values: [0, 0, 0, 0, 0, 0, 0, 0],
   };
   /** The tool results of the current line (see toolResultBlocks). */
   private readonly resultIds: string[] = [];

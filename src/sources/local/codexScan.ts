@@ -7,7 +7,14 @@
  * starts a new series), never a sum of `last_token_usage`. Reasoning items and tool
  * output are never parsed: only their type and call id are read from the raw bytes.
  */
-import { Fields, RawMemo, StringMemo, hasKeyPattern, skimObject } from './jsonSkim.ts';
+import {
+  Fields,
+  RawMemo,
+  StringMemo,
+  hasKeyPattern,
+  skimObject,
+  type NestedCounts,
+} from './jsonSkim.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
 import { asksUser, cleanTitle, count, firstText, repositoryFromRemote } from './text.ts';
@@ -42,6 +49,8 @@ const TOTAL_KEYS = [
   'output_tokens',
   'reasoning_output_tokens',
 ] as const;
+/** What the kernel reads of a payload's `info.total_token_usage` (see NestedCounts). */
+const TOTAL_COUNT_NAMES = ['info', '', '', '', '', 'total_token_usage', ...TOTAL_KEYS] as const;
 /** User-role texts the CLI injects (instructions, environment), not prompts. */
 const INJECTED_PREFIXES = ['<', '# AGENTS.md instructions'];
 
@@ -81,13 +90,20 @@ export class CodexScanner extends JsonlScanner {
   /** The last token_count payload's bytes. */
   private readonly tokenPayload = new RawMemo();
   private readonly totalNumbers: (number | undefined)[] = [];
+  /** info.total_token_usage as the kernel read it with the line (when it could). */
+  private readonly totalCounts: NestedCounts = {
+    names: TOTAL_COUNT_NAMES,
+    read: false,
+    inner: false,
+    values: [0, 0, 0, 0, 0, 0, 0, 0],
+  };
   private readonly types = new StringMemo();
   private readonly itemTypes = new StringMemo();
 
   constructor(path: string, sessionId?: string) {
     super(path);
     this.sessionId = sessionId;
-    this.nested = { key: 'payload', out: this.inner };
+    this.nested = { key: 'payload', out: this.inner, counts: this.totalCounts };
   }
 
   protected onEntry(f: Fields, line: number): void {
@@ -339,6 +355,18 @@ export class CodexScanner extends JsonlScanner {
 
   /** info.total_token_usage of a token_count payload; undefined when there is none. */
   private totalOf(p: Fields): Totals | undefined {
+    const counts = this.totalCounts;
+    // Read with the line when info held a total_token_usage object (else as below: any
+    // other shape goes through JSON.parse, which also reports bad JSON).
+    if (counts.read && counts.inner) {
+      const v = counts.values;
+      return {
+        input: count(v[4]),
+        cached: count(v[5]),
+        output: count(v[6]),
+        reasoning: count(v[7]),
+      };
+    }
     const buf = p.buf;
     const i = p.range('info');
     if (!i || buf[i[0]] !== 0x7b || !skimObject(buf, i[0], i[1], this.info)) {

@@ -502,17 +502,20 @@ export interface KeyCheck {
 }
 
 /**
- * Number fields of an object field of a Nested's `out` (`usage`), and of one object
- * inside that (`cache_creation`), read by the kernel during the line's walk. `read` is
- * true only when every one of them was read there: absent or not a number counts 0,
- * plain digits their value, as Fields.numbers and count() give them. Otherwise (no such
- * field, a form the kernel leaves to JS, the JS walk) the caller reads them itself.
+ * Number fields of an object field of a Nested's `out` (`usage`, `info`), and of one
+ * object inside that (`cache_creation`, `total_token_usage`), read by the kernel during
+ * the line's walk. `read` is true only when every one of them was read there: absent or
+ * not a number counts 0, plain digits their value, as Fields.numbers and count() give
+ * them. Otherwise (no such field, a form the kernel leaves to JS, the JS walk) the
+ * caller reads them itself.
  */
 export interface NestedCounts {
-  /** `[object, number × 4, inner object, inner number]`. */
+  /** `[object, number × 4, inner object, inner number × 4]`; '' for none. */
   names: readonly string[];
   read: boolean;
-  /** The four numbers, then the inner number. */
+  /** With `read`: whether the inner object was there (an object) and read. */
+  inner: boolean;
+  /** The four numbers, then the inner object's four. */
   values: number[];
 }
 
@@ -546,13 +549,13 @@ function resetNested(buf: Buffer, nested: Nested | undefined): void {
   for (let n = nested; n; n = n.nested) {
     n.out.reset(buf, 0, 0);
     if (n.elements) n.elements.length = 0;
-    if (n.counts) n.counts.read = false;
+    if (n.counts) n.counts.read = n.counts.inner = false;
     if (n.keyCheck) n.keyCheck.answer = undefined;
   }
 }
 
 /** Counts names that match no key: a descent with no counts to read. */
-const NO_COUNTS = ['', '', '', '', '', '', ''];
+const NO_COUNTS: readonly string[] = Array.from({ length: 10 }, () => '');
 
 /**
  * skimAt done by the kernel in one walk (a line, its nested object, that one's array
@@ -576,9 +579,11 @@ function kernelSkim(
   const checkWanted = nested !== undefined && k.keyCheckOf(check?.field ?? '', check?.key ?? '');
   const e = k.skim(start, end, nested ? 1 : 0);
   if (e < 0) return e;
-  if (counts && countsWanted && k.countsState === 1) {
+  const state = countsWanted ? k.countsState : 0;
+  if (counts && (state === 1 || state === 3)) {
     for (let i = 0; i < counts.values.length; i++) counts.values[i] = k.countValue(i);
     counts.read = true;
+    counts.inner = state === 3;
   }
   if (check && checkWanted) {
     const answer = k.keyCheck;

@@ -67,12 +67,12 @@ const COUNTS_STATE = HEADER + 6;
 const KEY_CHECK = HEADER + 7;
 const COUNT_VALUES = 49_696;
 /** Names the kernel compares keys with (counts, then the key check): lengths, bytes. */
-const COUNT_NAME_LENGTHS = 49_744 / 4;
-const COUNT_NAMES = 49_792;
+const COUNT_NAME_LENGTHS = 49_760 / 4;
+const COUNT_NAMES = 49_808;
 const COUNT_NAME_MAX = 64;
 /** Names a counts reading takes (see countsOf), and the values it gives. */
-const COUNT_NAME_SLOTS = 7;
-const COUNT_VALUE_SLOTS = 5;
+const COUNT_NAME_SLOTS = 10;
+const COUNT_VALUE_SLOTS = 8;
 /** Where the key check's two names are kept, after the counts' ones. */
 const KEY_CHECK_NAMES = COUNT_NAME_SLOTS;
 
@@ -175,8 +175,8 @@ export class SkimKernel {
 
   /**
    * Names the counts a descending skim reads from the nested object (usage counts):
-   * `[object, number × 4, inner object, inner number]`, empty names for none. False when
-   * a name cannot be used (then no counts are read).
+   * `[object, number × 4, inner object, inner number × 4]`, empty names for none. False
+   * when a name cannot be used (then no counts are read).
    */
   countsOf(names: readonly string[]): boolean {
     // The same list again (a scanner passes its own constant one): nothing to write.
@@ -218,14 +218,14 @@ export class SkimKernel {
   }
 
   /**
-   * After a descending skim: whether the counts were read (1), left to the JS reading
-   * (2: a form the kernel does not read) or absent (0).
+   * After a descending skim: whether the counts were read (1; 3 with their inner
+   * object), left to the JS reading (2: a form the kernel does not read) or absent (0).
    */
   get countsState(): number {
     return this.results[COUNTS_STATE]!;
   }
 
-  /** Count `i` of the last skim (0-3 the numbers, 4 the inner number; 0 for none). */
+  /** Count `i` of the last skim (0-3 the numbers, 4-7 the inner ones; 0 for none). */
   countValue(i: number): number {
     return this.counts[i]!;
   }

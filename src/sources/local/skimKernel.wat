@@ -8,9 +8,9 @@
 ;; inside the quotes, value start, value end; two per array element), [48 KiB, 49 KiB)
 ;; the names of the fields to descend into, then a header of six i32 (count, open,
 ;; nested_count, nested_open, element_count, surrogate), the counts read in the walk (a
-;; state i32 at 49,688, five f64 from 49,696), the answer of a key check (an i32 at
-;; 49,692; see $check_key) and the names both use (lengths at 49,744, nine names of up
-;; to 64 bytes from 49,792); [64 KiB, 96 KiB) the fields of
+;; state i32 at 49,688, eight f64 from 49,696), the answer of a key check (an i32 at
+;; 49,692; see $check_key) and the names both use (lengths at 49,760, twelve names of up
+;; to 64 bytes from 49,808); [64 KiB, 96 KiB) the fields of
 ;; the array elements that are objects, and [96 KiB, 112 KiB) per element where its
 ;; fields start there and how many there are (-1: not an object). The bytes being
 ;; skimmed are loaded at 128 KiB, hence `offset=131072` on every load of them.
@@ -29,6 +29,8 @@
   (global $element_count (mut i32) (i32.const -1))
   ;; Fields of the last element object skimmed (level 3 of $fields).
   (global $element_fields (mut i32) (i32.const 0))
+  ;; Whether the counts reading met its inner object (see $counts).
+  (global $counts_inner (mut i32) (i32.const 0))
   ;; Lengths of the names to descend into, stored at 48 KiB (key0) and 48.25 KiB (key1).
   (global $key0_len (export "key0_len") (mut i32) (i32.const 0))
   (global $key1_len (export "key1_len") (mut i32) (i32.const 0))
@@ -181,13 +183,13 @@
     (i32.const 0))
 
   ;; Whether the key bytes [$ks, $ke) are name $n (counts: 0 the object holding them,
-  ;; 1-4 its number fields, 5 an object inside it, 6 that object's number field; key
-  ;; check: 7 the line's object field, 8 the key looked for in it). Names are written by
-  ;; the caller; an empty one matches no key.
+  ;; 1-4 its number fields, 5 an object inside it, 6-9 that object's number fields; key
+  ;; check: 10 the line's object field, 11 the key looked for in it). Names are written
+  ;; by the caller; an empty one matches no key.
   (func $is_name (param $ks i32) (param $ke i32) (param $n i32) (result i32)
     (call $key_is (local.get $ks) (local.get $ke)
-      (i32.add (i32.const 49792) (i32.shl (local.get $n) (i32.const 6)))
-      (i32.load offset=49744 (i32.shl (local.get $n) (i32.const 2)))))
+      (i32.add (i32.const 49808) (i32.shl (local.get $n) (i32.const 6)))
+      (i32.load offset=49760 (i32.shl (local.get $n) (i32.const 2)))))
 
   ;; Count slot $slot (f64 at 49,696) from the value [$j, $ve), as Fields.numbers reads
   ;; it: plain digits are their number; a value that is no number (null, a string, an
@@ -217,9 +219,10 @@
 
   ;; The counts of the object exactly spanning [$start, $end) (whitespace around allowed):
   ;; with $inner 0 the counts object (names 1-4 into slots 0-3, the last object named 5
-  ;; read as $inner 1), with $inner 1 that inner object (name 6 into slot 4). Repeated
-  ;; keys: the last one counts, as in JSON.parse. Returns 1 when everything was read
-  ;; here, 0 when the JS reading must do it (a form not read here, malformed structure).
+  ;; read as $inner 1, or slots 4-7 zero when it is no object), with $inner 1 that inner
+  ;; object (names 6-9 into slots 4-7; $counts_inner says it was read). Repeated keys:
+  ;; the last one counts, as in JSON.parse. Returns 1 when everything was read here, 0
+  ;; when the JS reading must do it (a form not read here, malformed structure).
   (func $counts (param $start i32) (param $end i32) (param $inner i32) (result i32)
     (local $j i32) (local $ks i32) (local $ke i32) (local $ve i32) (local $c i32) (local $n i32)
     (local.set $j (call $skip_ws (local.get $start) (local.get $end)))
@@ -242,32 +245,29 @@
           (local.set $ke (i32.sub (local.get $ke) (i32.const 1)))
           (local.set $ve (call $value_end (local.get $j) (local.get $end)))
           (if (i32.lt_s (local.get $ve) (i32.const 0)) (then (return (i32.const 0))))
-          (if (local.get $inner)
+          ;; Names 1-4 (slots 0-3) in the counts object, 6-9 (slots 4-7) in the inner one.
+          (local.set $n (select (i32.const 6) (i32.const 1) (local.get $inner)))
+          (block $named
+            (loop $name
+              (if (call $is_name (local.get $ks) (local.get $ke) (local.get $n))
+                (then
+                  (if (i32.eqz (call $count_value (local.get $j) (local.get $ve)
+                        (i32.sub (local.get $n) (select (i32.const 2) (i32.const 1) (local.get $inner)))))
+                    (then (return (i32.const 0))))
+                  (br $named)))
+              (local.set $n (i32.add (local.get $n) (i32.const 1)))
+              (br_if $name (i32.le_u (local.get $n) (select (i32.const 9) (i32.const 4) (local.get $inner))))))
+          (if (i32.and (i32.eqz (local.get $inner))
+                (call $is_name (local.get $ks) (local.get $ke) (i32.const 5)))
             (then
-              (if (call $is_name (local.get $ks) (local.get $ke) (i32.const 6))
+              ;; Not an object (null…): no counts, as when the key is absent.
+              (call $clear_counts (i32.const 4))
+              (global.set $counts_inner (i32.const 0))
+              (if (i32.eq (call $at (local.get $j) (local.get $end)) (i32.const 123))
                 (then
-                  (if (i32.eqz (call $count_value (local.get $j) (local.get $ve) (i32.const 4)))
-                    (then (return (i32.const 0)))))))
-            (else
-              (local.set $n (i32.const 1))
-              (block $named
-                (loop $name
-                  (if (call $is_name (local.get $ks) (local.get $ke) (local.get $n))
-                    (then
-                      (if (i32.eqz (call $count_value (local.get $j) (local.get $ve)
-                            (i32.sub (local.get $n) (i32.const 1))))
-                        (then (return (i32.const 0))))
-                      (br $named)))
-                  (local.set $n (i32.add (local.get $n) (i32.const 1)))
-                  (br_if $name (i32.le_u (local.get $n) (i32.const 4)))))
-              (if (call $is_name (local.get $ks) (local.get $ke) (i32.const 5))
-                (then
-                  ;; Not an object (null…): no count, as when the key is absent.
-                  (f64.store offset=49728 (i32.const 0) (f64.const 0))
-                  (if (i32.eq (call $at (local.get $j) (local.get $end)) (i32.const 123))
-                    (then
-                      (if (i32.eqz (call $counts (local.get $j) (local.get $ve) (i32.const 1)))
-                        (then (return (i32.const 0))))))))))
+                  (if (i32.eqz (call $counts (local.get $j) (local.get $ve) (i32.const 1)))
+                    (then (return (i32.const 0))))
+                  (global.set $counts_inner (i32.const 1))))))
           (local.set $j (call $skip_ws (local.get $ve) (local.get $end)))
           (local.set $c (call $at (local.get $j) (local.get $end)))
           (if (i32.eq (local.get $c) (i32.const 44))
@@ -277,19 +277,26 @@
     (i32.and (i32.eq (local.get $c) (i32.const 125))
       (i32.eq (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)) (local.get $end))))
 
-  ;; A field named counts name 0 in the nested object, whose value spans [$j, $ve): its
-  ;; counts read into the slots, with the state at 49,688: 1 read, 2 left to JS (also
-  ;; when the value is not an object). A repeated key: the last one counts.
-  (func $read_counts (param $j i32) (param $ve i32)
-    (f64.store offset=49696 (i32.const 0) (f64.const 0))
-    (f64.store offset=49704 (i32.const 0) (f64.const 0))
-    (f64.store offset=49712 (i32.const 0) (f64.const 0))
-    (f64.store offset=49720 (i32.const 0) (f64.const 0))
-    (f64.store offset=49728 (i32.const 0) (f64.const 0))
-    (i32.store offset=49688 (i32.const 0)
-      (select (i32.const 1) (i32.const 2) (call $counts (local.get $j) (local.get $ve) (i32.const 0)))))
+  ;; Count slots $from to 7 set to 0.
+  (func $clear_counts (param $from i32)
+    (loop $slot
+      (f64.store offset=49696 (i32.shl (local.get $from) (i32.const 3)) (f64.const 0))
+      (local.set $from (i32.add (local.get $from) (i32.const 1)))
+      (br_if $slot (i32.lt_u (local.get $from) (i32.const 8)))))
 
-  ;; Whether the object exactly at [$start, $end) has a top-level key named name 8: 1 it
+  ;; A field named name 0 in the nested object, whose value spans [$j, $ve): its counts
+  ;; read into the slots, with the state at 49,688: 1 read (3 when its inner object was
+  ;; read too), 2 left to JS (also when the value is not an object). A repeated key: the
+  ;; last one counts.
+  (func $read_counts (param $j i32) (param $ve i32)
+    (call $clear_counts (i32.const 0))
+    (global.set $counts_inner (i32.const 0))
+    (i32.store offset=49688 (i32.const 0)
+      (if (result i32) (call $counts (local.get $j) (local.get $ve) (i32.const 0))
+        (then (i32.add (i32.const 1) (i32.shl (global.get $counts_inner) (i32.const 1))))
+        (else (i32.const 2)))))
+
+  ;; Whether the object exactly at [$start, $end) has a top-level key named name 11: 1 it
   ;; has (found before any malformed byte), 2 it has not, 3 malformed (the caller's JS
   ;; reading decides).
   (func $has_key (param $start i32) (param $end i32) (result i32)
@@ -304,7 +311,7 @@
           (local.set $ks (i32.add (local.get $j) (i32.const 1)))
           (local.set $ke (call $string_end (local.get $j) (local.get $end)))
           (if (i32.lt_s (local.get $ke) (i32.const 0)) (then (return (i32.const 3))))
-          (if (call $is_name (local.get $ks) (i32.sub (local.get $ke) (i32.const 1)) (i32.const 8))
+          (if (call $is_name (local.get $ks) (i32.sub (local.get $ke) (i32.const 1)) (i32.const 11))
             (then (return (i32.const 1))))
           (local.set $j (call $skip_ws (local.get $ke) (local.get $end)))
           (if (i32.ne (call $at (local.get $j) (local.get $end)) (i32.const 58))
@@ -322,7 +329,7 @@
       (i32.and (i32.eq (local.get $c) (i32.const 125))
         (i32.eq (call $skip_ws (i32.add (local.get $j) (i32.const 1)) (local.get $end)) (local.get $end)))))
 
-  ;; A field of the line named name 7, whose value spans [$j, $ve): the key check's
+  ;; A field of the line named name 10, whose value spans [$j, $ve): the key check's
   ;; answer at 49,692 (0 the value is not an object, else as $has_key). A repeated key:
   ;; the last one counts.
   (func $check_key (param $j i32) (param $ve i32)
@@ -384,7 +391,7 @@
                 (call $is_name (local.get $ks) (local.get $ke) (i32.const 0)))
             (then (call $read_counts (local.get $j) (local.get $ve))))
           (if (i32.and (i32.eqz (local.get $level))
-                (call $is_name (local.get $ks) (local.get $ke) (i32.const 7)))
+                (call $is_name (local.get $ks) (local.get $ke) (i32.const 10)))
             (then (call $check_key (local.get $j) (local.get $ve))))
           (if (i32.ge_u (local.get $n) (i32.const 1024)) (then (return (i32.const -3))))
           (local.set $o (i32.add (local.get $base) (i32.shl (local.get $n) (i32.const 4))))
@@ -459,7 +466,7 @@
   ;; object field named key0 at 16 KiB (nested_count, nested_open; -1 when there is
   ;; none) and that object's array field named key1 at 32 KiB (element_count, -1 when
   ;; there is none), the counts of its field named name 0 (see $read_counts; state 0
-  ;; when there is none) and the key check of the line's field named name 7 (see
+  ;; when there is none) and the key check of the line's field named name 10 (see
   ;; $check_key; 0 when there is none). Returns as $fields.
   (func $skim (export "skim") (param $start i32) (param $end i32) (param $descend i32)
     (result i32)

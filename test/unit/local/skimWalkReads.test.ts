@@ -4,6 +4,7 @@
  * - usage counts (NestedCounts) against skimObject + Fields.numbers, then count():
  *   whatever the kernel reads must be what the JS reads, and every form it does not read
  *   must be left to the JS (`read` false), including lines the JS reads through JSON.parse;
+ * - the same for Codex's payload.info.total_token_usage;
  * - the key check (KeyCheck) of toolUseResult for agentId: where the kernel says "no",
  *   the JS finds no agentId either.
  */
@@ -27,16 +28,21 @@ const NUMBER_KEYS = [
   'cache_read_input_tokens',
   'cache_creation_input_tokens',
 ] as const;
-const NAMES = ['usage', ...NUMBER_KEYS, 'cache_creation', 'ephemeral_1h_input_tokens'];
+const NAMES = ['usage', ...NUMBER_KEYS, 'cache_creation', 'ephemeral_1h_input_tokens', '', '', ''];
 
 /** The kernel's counts for `line` (a Claude line), or undefined when it left them to JS. */
 function kernelCounts(line: string): number[] | undefined {
+  const counts = skimCounts(line, 'message', NAMES);
+  return counts?.read ? counts.values.slice(0, 5) : undefined;
+}
+
+/** A kernel skim of `line` descending into `key`, reading the counts `names`. */
+function skimCounts(line: string, key: string, names: string[]): NestedCounts | undefined {
   const k = kernel!;
   const buf = k.load(Buffer.from(line));
-  const counts: NestedCounts = { names: NAMES, read: false, values: [0, 0, 0, 0, 0] };
-  const nested: Nested = { key: 'message', out: new Fields(), counts };
-  if (!skimObject(buf, 0, buf.length, new Fields(), nested)) return undefined;
-  return counts.read ? [...counts.values] : undefined;
+  const counts: NestedCounts = { names, read: false, inner: false, values: Array(8).fill(0) };
+  const nested: Nested = { key, out: new Fields(), counts };
+  return skimObject(buf, 0, buf.length, new Fields(), nested) ? counts : undefined;
 }
 
 /**
@@ -236,5 +242,92 @@ describe('the key check in the kernel walk (toolUseResult.agentId)', () => {
       assert.equal(jsAgentId(text), undefined, value);
     }
     assert.ok(no > 200, `the kernel ruled out ${no} of them`);
+  });
+});
+
+const TOTAL_KEYS = [
+  'input_tokens',
+  'cached_input_tokens',
+  'output_tokens',
+  'reasoning_output_tokens',
+] as const;
+const TOTAL_NAMES = ['info', '', '', '', '', 'total_token_usage', ...TOTAL_KEYS];
+
+/** The Codex totals the kernel read with the line (only when it met total_token_usage). */
+function kernelTotals(line: string): number[] | undefined {
+  const counts = skimCounts(line, 'payload', TOTAL_NAMES);
+  return counts?.read && counts.inner ? counts.values.slice(4).map(count) : undefined;
+}
+
+/** The Codex scanner's JS reading of payload.info.total_token_usage, off the kernel. */
+function jsTotals(line: string): number[] | undefined {
+  const buf = Buffer.from(line);
+  const p = new Fields();
+  if (!skimObject(buf, 0, buf.length, new Fields(), { key: 'payload', out: p }) || !p.ok) {
+    return undefined;
+  }
+  const i = p.range('info');
+  const info = new Fields();
+  if (!i || buf[i[0]] !== 0x7b || !skimObject(buf, i[0], i[1], info)) return undefined;
+  const r = info.range('total_token_usage');
+  const total = new Fields();
+  const n: (number | undefined)[] = [];
+  if (!r || buf[r[0]] !== 0x7b) return undefined;
+  if (!skimObject(buf, r[0], r[1], total) || !total.numbers(TOTAL_KEYS, n)) return undefined;
+  return n.map(count);
+}
+
+const tokenCount = (info: string) =>
+  `{"timestamp":"2026-01-01T00:00:00.000Z","type":"event_msg","payload":{"type":"token_count","info":${info},"rate_limits":{"primary":{"used_percent":1.5}}}}`;
+
+describe('Codex token totals read in the kernel walk', () => {
+  test('total_token_usage read with the line equals the JS reading; other shapes left to JS', () => {
+    const read = [
+      '{"total_token_usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":3,"reasoning_output_tokens":1,"total_tokens":14},"last_token_usage":{"input_tokens":2},"model_context_window":272000}',
+      '{"total_token_usage":{"input_tokens":10}}',
+      '{"total_token_usage":{},"total_token_usage":{"output_tokens":7,"output_tokens":9}}',
+      '{"total_token_usage":{"input_tokens":null,"output_tokens":"3"}}',
+    ];
+    for (const info of read) {
+      const text = tokenCount(info);
+      assert.ok(kernelTotals(text), `the kernel reads ${info}`);
+      assert.deepEqual(kernelTotals(text), jsTotals(text), info);
+    }
+    const left = [
+      'null',
+      '{}',
+      '{"total_token_usage":null}',
+      '{"total_token_usage":{"input_tokens":1.5}}',
+      '{"total_token_usage":{"input_tokens":-1}}',
+      '{"total_token_usage":{"input_tokens" 1}}',
+      '{"total_token_usage":{"input_tokens":1},"total_token_usage":null}',
+    ];
+    for (const info of left) {
+      assert.equal(kernelTotals(tokenCount(info)), undefined, `left to JS: ${info}`);
+    }
+  });
+
+  test('2,000 randomly damaged token counts: the kernel never disagrees with the JS', () => {
+    const rng = new SeededRandom(17);
+    const bytes = ['"', '\\', '{', '}', ',', ':', ' ', '1', '0', '-', '.', 'n'];
+    const base =
+      '{"total_token_usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":3,"reasoning_output_tokens":1},"last_token_usage":{"input_tokens":2}}';
+    let read = 0;
+    for (let n = 0; n < 2000; n++) {
+      let info = base;
+      for (let c = rng.int(1, 2); c > 0; c--) {
+        const at = rng.int(0, info.length);
+        info =
+          rng.next() < 0.5
+            ? info.slice(0, at) + rng.pick(bytes) + info.slice(at)
+            : info.slice(0, at) + info.slice(at + 1);
+      }
+      const text = tokenCount(info);
+      const fromKernel = kernelTotals(text);
+      if (fromKernel === undefined) continue;
+      read++;
+      assert.deepEqual(fromKernel, jsTotals(text), info);
+    }
+    assert.ok(read > 500, `the kernel read ${read} of them itself`);
   });
 });
