@@ -56,7 +56,7 @@ const SYNTHETIC = '<synthetic>';
 const SNAPSHOT_PREFIX = Buffer.from('{"type":"file-history-snapshot"');
 const NO_TOOLS: string[] = [];
 /** The counts read from `message.usage`, in the order skimUsage expects them. */
-const USAGE_KEYS = [
+export const USAGE_KEYS = [
   'input_tokens',
   'output_tokens',
   'cache_read_input_tokens',
@@ -64,7 +64,7 @@ const USAGE_KEYS = [
 ] as const;
 
 /** What the kernel reads of `message.usage` in the line's walk (see NestedCounts). */
-const USAGE_COUNT_NAMES = [
+export const USAGE_COUNT_NAMES = [
   'usage',
   ...USAGE_KEYS,
   'cache_creation',

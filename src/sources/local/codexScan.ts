@@ -43,14 +43,22 @@ const ESCALATION_MARKERS = [
   Buffer.from('require_escalated'),
 ];
 /** The counts read from `info.total_token_usage`, in the order totalOf expects them. */
-const TOTAL_KEYS = [
+export const TOTAL_KEYS = [
   'input_tokens',
   'cached_input_tokens',
   'output_tokens',
   'reasoning_output_tokens',
 ] as const;
 /** What the kernel reads of a payload's `info.total_token_usage` (see NestedCounts). */
-const TOTAL_COUNT_NAMES = ['info', '', '', '', '', 'total_token_usage', ...TOTAL_KEYS] as const;
+export const TOTAL_COUNT_NAMES = [
+  'info',
+  '',
+  '',
+  '',
+  '',
+  'total_token_usage',
+  ...TOTAL_KEYS,
+] as const;
 /** User-role texts the CLI injects (instructions, environment), not prompts. */
 const INJECTED_PREFIXES = ['<', '# AGENTS.md instructions'];
 

@@ -1,6 +1,6 @@
 /**
- * What the WebAssembly kernel reads during a line's walk for the Claude scanner, against
- * the JS reading the scanner does without it:
+ * What the WebAssembly kernel reads during a line's walk for the scanners, against the
+ * JS reading each scanner does without it:
  * - usage counts (NestedCounts) against skimObject + Fields.numbers, then count():
  *   whatever the kernel reads must be what the JS reads, and every form it does not read
  *   must be left to the JS (`read` false), including lines the JS reads through JSON.parse;
@@ -11,6 +11,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SeededRandom } from '../../../src/demo/random.ts';
+import { USAGE_COUNT_NAMES, USAGE_KEYS } from '../../../src/sources/local/claudeCodeScan.ts';
+import { TOTAL_COUNT_NAMES, TOTAL_KEYS } from '../../../src/sources/local/codexScan.ts';
 import {
   Fields,
   hasKeyPattern,
@@ -22,22 +24,27 @@ import {
 import { kernel } from '../../../src/sources/local/skimKernel.ts';
 import { count } from '../../../src/sources/local/text.ts';
 
-const NUMBER_KEYS = [
-  'input_tokens',
-  'output_tokens',
-  'cache_read_input_tokens',
-  'cache_creation_input_tokens',
-] as const;
-const NAMES = ['usage', ...NUMBER_KEYS, 'cache_creation', 'ephemeral_1h_input_tokens', '', '', ''];
+/** `text` with one or two random edits: one of `bytes` inserted, or a character dropped. */
+function damage(rng: SeededRandom, text: string, bytes: readonly string[]): string {
+  let out = text;
+  for (let c = rng.int(1, 2); c > 0; c--) {
+    const at = rng.int(0, out.length);
+    out =
+      rng.next() < 0.5
+        ? out.slice(0, at) + rng.pick(bytes) + out.slice(at)
+        : out.slice(0, at) + out.slice(at + 1);
+  }
+  return out;
+}
 
 /** The kernel's counts for `line` (a Claude line), or undefined when it left them to JS. */
 function kernelCounts(line: string): number[] | undefined {
-  const counts = skimCounts(line, 'message', NAMES);
+  const counts = skimCounts(line, 'message', USAGE_COUNT_NAMES);
   return counts?.read ? counts.values.slice(0, 5) : undefined;
 }
 
 /** A kernel skim of `line` descending into `key`, reading the counts `names`. */
-function skimCounts(line: string, key: string, names: string[]): NestedCounts | undefined {
+function skimCounts(line: string, key: string, names: readonly string[]): NestedCounts | undefined {
   const k = kernel!;
   const buf = k.load(Buffer.from(line));
   const counts: NestedCounts = { names, read: false, inner: false, values: Array(8).fill(0) };
@@ -59,7 +66,7 @@ function jsCounts(line: string): number[] | undefined {
   const r = m.range('usage');
   const u = new Fields();
   const n: (number | undefined)[] = [];
-  if (!r || buf[r[0]] !== 0x7b || !skimObject(buf, r[0], r[1], u) || !u.numbers(NUMBER_KEYS, n)) {
+  if (!r || buf[r[0]] !== 0x7b || !skimObject(buf, r[0], r[1], u) || !u.numbers(USAGE_KEYS, n)) {
     return undefined;
   }
   let oneHour: number | undefined;
@@ -143,14 +150,7 @@ describe('usage counts read in the kernel walk', () => {
     const bytes = ['"', '\\', '{', '}', ',', ':', ' ', '1', '0', '-', '.', 'e', 'n'];
     let read = 0;
     for (let n = 0; n < 2000; n++) {
-      let usage = READ[rng.int(0, READ.length - 1)]!;
-      for (let c = rng.int(1, 2); c > 0; c--) {
-        const at = rng.int(0, usage.length);
-        usage =
-          rng.next() < 0.5
-            ? usage.slice(0, at) + rng.pick(bytes) + usage.slice(at)
-            : usage.slice(0, at) + usage.slice(at + 1);
-      }
+      const usage = damage(rng, READ[rng.int(0, READ.length - 1)]!, bytes);
       const text = line(usage);
       const fromKernel = kernelCounts(text);
       if (fromKernel === undefined) continue;
@@ -228,14 +228,7 @@ describe('the key check in the kernel walk (toolUseResult.agentId)', () => {
     ];
     let no = 0;
     for (let n = 0; n < 2000; n++) {
-      let value = bases[rng.int(0, bases.length - 1)]!;
-      for (let c = rng.int(1, 2); c > 0; c--) {
-        const at = rng.int(0, value.length);
-        value =
-          rng.next() < 0.5
-            ? value.slice(0, at) + rng.pick(bytes) + value.slice(at)
-            : value.slice(0, at) + value.slice(at + 1);
-      }
+      const value = damage(rng, bases[rng.int(0, bases.length - 1)]!, bytes);
       const text = result(value);
       if (kernelCheck(text) !== false) continue;
       no++;
@@ -245,17 +238,9 @@ describe('the key check in the kernel walk (toolUseResult.agentId)', () => {
   });
 });
 
-const TOTAL_KEYS = [
-  'input_tokens',
-  'cached_input_tokens',
-  'output_tokens',
-  'reasoning_output_tokens',
-] as const;
-const TOTAL_NAMES = ['info', '', '', '', '', 'total_token_usage', ...TOTAL_KEYS];
-
 /** The Codex totals the kernel read with the line (only when it met total_token_usage). */
 function kernelTotals(line: string): number[] | undefined {
-  const counts = skimCounts(line, 'payload', TOTAL_NAMES);
+  const counts = skimCounts(line, 'payload', TOTAL_COUNT_NAMES);
   return counts?.read && counts.inner ? counts.values.slice(4).map(count) : undefined;
 }
 
@@ -314,14 +299,7 @@ describe('Codex token totals read in the kernel walk', () => {
       '{"total_token_usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":3,"reasoning_output_tokens":1},"last_token_usage":{"input_tokens":2}}';
     let read = 0;
     for (let n = 0; n < 2000; n++) {
-      let info = base;
-      for (let c = rng.int(1, 2); c > 0; c--) {
-        const at = rng.int(0, info.length);
-        info =
-          rng.next() < 0.5
-            ? info.slice(0, at) + rng.pick(bytes) + info.slice(at)
-            : info.slice(0, at) + info.slice(at + 1);
-      }
+      const info = damage(rng, base, bytes);
       const text = tokenCount(info);
       const fromKernel = kernelTotals(text);
       if (fromKernel === undefined) continue;
