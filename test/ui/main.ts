@@ -42,6 +42,30 @@ async function typeCommand(page: Page, text: string): Promise<void> {
   await page.keyboard.type(text);
 }
 
+/**
+ * Runs "Filter by Text" with `text`. The session panel's webview can take focus back
+ * just after the box opens, which closes it: then open it again.
+ */
+async function filterByText(page: Page, text: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await typeCommand(page, 'Agent Sessions: Filter by Text');
+    await page
+      .locator('.quick-input-list .monaco-list-row', { hasText: 'Filter by Text' })
+      .first()
+      .waitFor();
+    await page.keyboard.press('Enter');
+    const box = page.locator('.quick-input-widget', { hasText: 'Show sessions whose name' });
+    const filled = await box
+      .waitFor({ timeout: 5_000 })
+      .then(() => page.locator('.quick-input-widget input').first().fill(text, { timeout: 5_000 }))
+      .then(() => true)
+      .catch(() => false);
+    if (filled) break;
+    if (attempt === 3) throw new Error('the "Filter by Text" box did not take the text');
+  }
+  await page.keyboard.press('Enter');
+}
+
 async function step(name: string, body: () => Promise<void>): Promise<void> {
   const started = Date.now();
   try {
@@ -296,15 +320,7 @@ try {
       const dataset = buildDataset({ seed: DEFAULT_SEED, now: new Date() });
       const name =
         dataset.closedloop.byId.get(dataset.closedloop.fixtures.mixedSubagentFiles)?.name ?? '';
-      await typeCommand(page, 'Agent Sessions: Filter by Text');
-      await page
-        .locator('.quick-input-list .monaco-list-row', { hasText: 'Filter by Text' })
-        .first()
-        .waitFor();
-      await page.keyboard.press('Enter');
-      await page.locator('.quick-input-widget', { hasText: 'Show sessions whose name' }).waitFor();
-      await page.locator('.quick-input-widget input').fill(name);
-      await page.keyboard.press('Enter');
+      await filterByText(page, name);
       await page.waitForTimeout(500);
       // Among the sessions of that name, one whose first subagent file was uploaded.
       await openFirst('Finished', async () => {
