@@ -16,6 +16,7 @@ import {
   ELEMENT_SPANS,
   KERNEL_OVERFLOW,
   NESTED_RESULTS,
+  PLAIN_RESULTS,
   kernel,
   type SkimKernel,
 } from './skimKernel.ts';
@@ -70,8 +71,18 @@ export class Fields {
   size = 0;
   /** Set when a skim of this object completed (see Nested). */
   ok = false;
-  /** Per field: key start, key end (inside the quotes), value start, value end. */
-  private at = new Int32Array(64);
+  /**
+   * Per field: key start, key end (inside the quotes), value start, value end, from
+   * `base`: in this object's own array (the JS walk), or in the kernel's results (a
+   * view, valid until the kernel's next skim into the same area: see kernelSkim).
+   */
+  private at: Int32Array;
+  private base = 0;
+  private own = new Int32Array(64);
+
+  constructor() {
+    this.at = this.own;
+  }
 
   reset(buf: Buffer, start = 0, end = buf.length): void {
     this.buf = buf;
@@ -79,38 +90,41 @@ export class Fields {
     this.end = end;
     this.size = 0;
     this.ok = false;
+    this.at = this.own;
+    this.base = 0;
   }
 
-  /** Takes `count` fields from the kernel's results, starting at `from` (i32 units). */
+  /** The `count` fields in the kernel's results from `from` (i32 units), not copied. */
   fromKernel(results: Int32Array, from: number, count: number): void {
-    const n = count * 4;
-    if (n > this.at.length) this.at = new Int32Array(Math.max(n, this.at.length * 2));
-    const at = this.at;
-    for (let i = 0; i < n; i++) at[i] = results[from + i]!;
+    this.at = results;
+    this.base = from;
     this.size = count;
   }
 
   /** Every field as key start, key end, value start, value end (a copy; for tests). */
   quads(): number[] {
-    return [...this.at.subarray(0, this.size * 4)];
+    return [...this.at.subarray(this.base, this.base + this.size * 4)];
   }
 
   /** End of the value that starts at `start` (a field's), or -1. */
   valueEndAt(start: number): number {
-    for (let i = 0; i < this.size; i++)
-      if (this.at[i * 4 + 2] === start) return this.at[i * 4 + 3]!;
+    const at = this.at;
+    for (let p = this.base, last = p + this.size * 4; p < last; p += 4) {
+      if (at[p + 2] === start) return at[p + 3]!;
+    }
     return -1;
   }
 
-  /** Called by skimObject. */
+  /** Called by skimObject (the JS walk, after reset: into this object's own array). */
   add(keyStart: number, keyEnd: number, start: number, end: number): void {
     const i = this.size++ * 4;
-    if (i + 4 > this.at.length) {
-      const grown = new Int32Array(this.at.length * 2);
-      grown.set(this.at);
+    if (i + 4 > this.own.length) {
+      const grown = new Int32Array(this.own.length * 2);
+      grown.set(this.own);
+      this.own = grown;
       this.at = grown;
     }
-    const at = this.at;
+    const at = this.own;
     at[i] = keyStart;
     at[i + 1] = keyEnd;
     at[i + 2] = start;
@@ -118,12 +132,13 @@ export class Fields {
   }
 
   /**
-   * Field index of `key` (compared byte by byte with the raw key), or -1. Searched from
-   * the end: of duplicate keys the last one wins, as in JSON.parse.
+   * Where the field of `key` starts in `at` (compared byte by byte with the raw key), or
+   * -1. Searched from the end: of duplicate keys the last one wins, as in JSON.parse.
    */
   private index(key: string): number {
-    for (let i = this.size - 1; i >= 0; i--) {
-      if (keyIs(this.buf, this.at[i * 4]!, this.at[i * 4 + 1]!, key)) return i;
+    const at = this.at;
+    for (let p = this.base + (this.size - 1) * 4; p >= this.base; p -= 4) {
+      if (keyIs(this.buf, at[p]!, at[p + 1]!, key)) return p;
     }
     return -1;
   }
@@ -134,15 +149,15 @@ export class Fields {
 
   /** Raw value range, or undefined. */
   range(key: string): [number, number] | undefined {
-    const i = this.index(key);
-    return i < 0 ? undefined : [this.at[i * 4 + 2]!, this.at[i * 4 + 3]!];
+    const p = this.index(key);
+    return p < 0 ? undefined : [this.at[p + 2]!, this.at[p + 3]!];
   }
 
   /** The value when it is a JSON string; undefined for anything else (null, numbers…). */
   str(key: string): string | undefined {
-    const i = this.index(key);
-    if (i < 0) return undefined;
-    return decodeString(this.buf, this.at[i * 4 + 2]!, this.at[i * 4 + 3]!);
+    const p = this.index(key);
+    if (p < 0) return undefined;
+    return decodeString(this.buf, this.at[p + 2]!, this.at[p + 3]!);
   }
 
   /**
@@ -150,9 +165,9 @@ export class Fields {
    * whose bytes `memo` has seen is returned without decoding it again.
    */
   strMemo(key: string, memo: StringMemo): string | undefined {
-    const i = this.index(key);
-    if (i < 0) return undefined;
-    return memo.decode(this.buf, this.at[i * 4 + 2]!, this.at[i * 4 + 3]!);
+    const p = this.index(key);
+    if (p < 0) return undefined;
+    return memo.decode(this.buf, this.at[p + 2]!, this.at[p + 3]!);
   }
 
   /**
@@ -161,10 +176,10 @@ export class Fields {
    * when the key is absent or the value has any other form (then use str and Date.parse).
    */
   isoMs(key: string): number {
-    const i = this.index(key);
-    if (i < 0) return NaN;
-    const s = this.at[i * 4 + 2]!;
-    if (this.at[i * 4 + 3]! - s !== 26) return NaN;
+    const p = this.index(key);
+    if (p < 0) return NaN;
+    const s = this.at[p + 2]!;
+    if (this.at[p + 3]! - s !== 26) return NaN;
     const b = this.buf;
     if (
       b[s] !== QUOTE ||
@@ -207,10 +222,10 @@ export class Fields {
 
   /** True only for a literal `true`. */
   bool(key: string): boolean {
-    const i = this.index(key);
-    if (i < 0) return false;
-    const s = this.at[i * 4 + 2]!;
-    return this.at[i * 4 + 3]! - s === 4 && this.buf[s] === 0x74; // "true"
+    const p = this.index(key);
+    if (p < 0) return false;
+    const s = this.at[p + 2]!;
+    return this.at[p + 3]! - s === 4 && this.buf[s] === 0x74; // "true"
   }
 
   /**
@@ -218,9 +233,9 @@ export class Fields {
    * remembers it). False when the key is absent. Saves decoding fields every line repeats.
    */
   changed(key: string, memo: RawMemo, slot: number): boolean {
-    const i = this.index(key);
-    if (i < 0) return false;
-    return memo.update(slot, this.buf, this.at[i * 4 + 2]!, this.at[i * 4 + 3]!);
+    const p = this.index(key);
+    if (p < 0) return false;
+    return memo.update(slot, this.buf, this.at[p + 2]!, this.at[p + 3]!);
   }
 
   /**
@@ -229,8 +244,8 @@ export class Fields {
    * string…); NaN when it looks like one but is malformed (the caller reports it).
    */
   num(key: string): number | undefined {
-    const i = this.index(key);
-    return i < 0 ? undefined : this.numAt(i);
+    const p = this.index(key);
+    return p < 0 ? undefined : this.numAt(p);
   }
 
   /**
@@ -240,13 +255,13 @@ export class Fields {
   numbers(keys: readonly string[], out: (number | undefined)[]): boolean {
     for (let k = 0; k < keys.length; k++) out[k] = undefined;
     let ok = true;
-    for (let i = 0; i < this.size; i++) {
-      const ks = this.at[i * 4]!;
-      const ke = this.at[i * 4 + 1]!;
+    for (let p = this.base, last = p + this.size * 4; p < last; p += 4) {
+      const ks = this.at[p]!;
+      const ke = this.at[p + 1]!;
       for (let k = 0; k < keys.length; k++) {
         if (!keyIs(this.buf, ks, ke, keys[k]!)) continue;
         // Duplicate keys: the last one wins, as in JSON.parse.
-        const v = this.numAt(i);
+        const v = this.numAt(p);
         out[k] = v;
         if (Number.isNaN(v)) ok = false;
         break;
@@ -255,9 +270,10 @@ export class Fields {
     return ok;
   }
 
-  private numAt(i: number): number | undefined {
-    const s = this.at[i * 4 + 2]!;
-    const e = this.at[i * 4 + 3]!;
+  /** num() of the field starting at `p` in `at`. */
+  private numAt(p: number): number | undefined {
+    const s = this.at[p + 2]!;
+    const e = this.at[p + 3]!;
     const first = this.buf[s]!;
     if (first !== 0x2d && (first < 0x30 || first > 0x39)) return undefined;
     let n = 0;
@@ -271,9 +287,9 @@ export class Fields {
 
   /** JSON.parse of the value (throws SyntaxError on bad JSON). */
   parse(key: string): unknown {
-    const i = this.index(key);
-    if (i < 0) return undefined;
-    return JSON.parse(text(this.buf, this.at[i * 4 + 2]!, this.at[i * 4 + 3]!));
+    const p = this.index(key);
+    if (p < 0) return undefined;
+    return JSON.parse(text(this.buf, this.at[p + 2]!, this.at[p + 3]!));
   }
 
   /** JSON.parse of the whole object. */
@@ -590,7 +606,7 @@ function kernelSkim(
     check.answer = answer === 3 ? undefined : answer === 1;
   }
   out.reset(buf, start, end);
-  out.fromKernel(k.results, 0, k.count);
+  out.fromKernel(k.results, nested ? 0 : PLAIN_RESULTS, k.count);
   out.start = k.open;
   done(out, e);
   if (nested && k.nestedCount >= 0) {

@@ -50,6 +50,8 @@ export const ELEMENT_RESULTS = 32_768 / 4;
  * how many there are (-1: not an object). */
 export const ELEMENT_FIELD_RESULTS = 65_536 / 4;
 export const ELEMENT_SPANS = 98_304 / 4;
+/** Fields of an object skimmed without descending (a value inside a line). */
+export const PLAIN_RESULTS = 114_688 / 4;
 const KEY0 = 49_152;
 const KEY1 = 49_408;
 const KEY_MAX = 256;

@@ -12,7 +12,8 @@
 ;; 49,692; see $check_key) and the names both use (lengths at 49,760, twelve names of up
 ;; to 64 bytes from 49,808); [64 KiB, 96 KiB) the fields of
 ;; the array elements that are objects, and [96 KiB, 112 KiB) per element where its
-;; fields start there and how many there are (-1: not an object). The bytes being
+;; fields start there and how many there are (-1: not an object); [112 KiB, 128 KiB) the
+;; fields of an object skimmed without descending (a value inside a line). The bytes being
 ;; skimmed are loaded at 128 KiB, hence `offset=131072` on every load of them.
 ;;
 ;; Compiled by `npm run build:wasm` into skimKernelWasm.ts (a unit test checks the two
@@ -462,7 +463,8 @@
     (global.set $element_count (local.get $n))
     (i32.add (local.get $j) (i32.const 1)))
 
-  ;; Skims the object at [$start, $end): its fields at 0 (count, open), with $descend the
+  ;; Skims the object at [$start, $end): its fields at 0 (112 KiB without $descend;
+  ;; count, open), with $descend the
   ;; object field named key0 at 16 KiB (nested_count, nested_open; -1 when there is
   ;; none) and that object's array field named key1 at 32 KiB (element_count, -1 when
   ;; there is none), the counts of its field named name 0 (see $read_counts; state 0
@@ -476,7 +478,10 @@
     (global.set $element_count (i32.const -1))
     (i32.store offset=49688 (i32.const 0) (i32.const 0))
     (i32.store offset=49692 (i32.const 0) (i32.const 0))
-    (local.set $e (call $fields (local.get $start) (local.get $end) (i32.const 0)
+    ;; A line (descending) at 0; any other object at 112 KiB, so that skimming a value of
+    ;; a line leaves the line's own results in place for the caller to go on reading.
+    (local.set $e (call $fields (local.get $start) (local.get $end)
+      (select (i32.const 0) (i32.const 114688) (local.get $descend))
       (select (i32.const 0) (i32.const 2) (local.get $descend))))
     (i32.store offset=49664 (i32.const 0) (global.get $count))
     (i32.store offset=49668 (i32.const 0) (global.get $open))

@@ -151,6 +151,31 @@ describe('skim kernel (WebAssembly) against the JS skim', () => {
     assert.equal(checked, 2000);
   });
 
+  test("skimming a value of a line leaves the line's fields (read in place) as they were", () => {
+    const k = kernel!;
+    const buf = k.load(Buffer.from(LINES[0]!));
+    const line = new Fields();
+    const nested: Nested = {
+      key: 'message',
+      out: new Fields(),
+      elementsOf: 'content',
+      elements: [],
+      elementFields: [],
+    };
+    assert.ok(skimObject(buf, 0, buf.length, line, nested));
+    const before = [line.quads(), nested.out.quads(), nested.elementFields![1]!.quads()];
+    const usage = nested.out.range('usage')!;
+    const inner = new Fields();
+    assert.ok(skimObject(buf, usage[0], usage[1], inner));
+    assert.equal(inner.num('input_tokens'), 3);
+    assert.deepEqual(
+      [line.quads(), nested.out.quads(), nested.elementFields![1]!.quads()],
+      before,
+      'the line, its message and its content blocks are still read from the kernel',
+    );
+    assert.equal(line.str('requestId'), 'r');
+  });
+
   test('more fields than the kernel holds: the JS walk takes over, same result', () => {
     const wide: Record<string, number> = {};
     for (let i = 0; i < 1500; i++) wide[`k${i}`] = i;
