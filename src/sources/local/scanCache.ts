@@ -220,10 +220,15 @@ export class ScanCache {
     return summary;
   }
 
-  /** A file's cache key and tail, for a worker to send back (see parallelScan.ts). */
-  exportEntry(path: string): Omit<ScannedElsewhere, 'summary' | 'usage' | 'copies'> | undefined {
+  /**
+   * A file's cache key and tail, for a worker to send back (see parallelScan.ts). The
+   * entry leaves this cache: its scanner and records are not needed here again, and a
+   * worker that kept them held every record of its files until it ended.
+   */
+  takeEntry(path: string): Omit<ScannedElsewhere, 'summary' | 'usage' | 'copies'> | undefined {
     const e = this.entries.get(path);
     if (!e) return undefined;
+    this.entries.delete(path);
     const { size, mtimeMs, ino, dev, failed, tail } = e;
     return { path, size, mtimeMs, ino, dev, failed, tail };
   }

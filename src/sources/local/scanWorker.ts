@@ -30,7 +30,7 @@ if (port) {
         files: files.map((f, i) => {
           const { usage, copies, ...summary } = summaries[i]!;
           return {
-            ...cache.exportEntry(f.path)!,
+            ...cache.takeEntry(f.path)!,
             summary,
             usage: packUsage(usage),
             copies: packUsage(copies),
