@@ -131,6 +131,26 @@ describe('parallel cold scan', () => {
     }
   });
 
+  test('a file taken from a cache to be sent back is forgotten there', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'asi-parallel-'));
+    try {
+      const corpus = await writeLocalCorpus(dir, { claudeSessions: 1, codexSessions: 0 });
+      const { files } = await discoverLocalFiles({ claudeConfigDirs: [corpus.claudeDir] });
+      const file = files[0]!;
+      const cache = new ScanCache();
+      await cache.scan(file);
+      const taken = cache.takeEntry(file.path);
+      assert.equal(taken?.size, file.size);
+      assert.equal(cache.takeEntry(file.path), undefined, 'taken once');
+      const before = { ...cache.stats };
+      await cache.scan(file);
+      assert.equal(cache.stats.fullScans, before.fullScans + 1, 'read again from the start');
+      assert.equal(cache.stats.bytesRead - before.bytesRead, file.size);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a worker that cannot start, or fails, leaves its files to this thread', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'asi-parallel-'));
     try {
