@@ -69,9 +69,9 @@ const COUNTS_STATE = HEADER + 6;
 const KEY_CHECK = HEADER + 7;
 const COUNT_VALUES = 49_696;
 /** Names the kernel compares keys with (counts, then the key check): lengths, bytes. */
-const COUNT_NAME_LENGTHS = 49_760 / 4;
-const COUNT_NAMES = 49_808;
-const COUNT_NAME_MAX = 64;
+const NAME_LENGTHS = 49_760 / 4;
+const NAMES = 49_808;
+const NAME_MAX = 64;
 /** Names a counts reading takes (see countsOf), and the values it gives. */
 const COUNT_NAME_SLOTS = 10;
 const COUNT_VALUE_SLOTS = 8;
@@ -140,9 +140,7 @@ export class SkimKernel {
    */
   descendInto(key0: string, key1: string): boolean {
     if (key0 === this.key0 && key1 === this.key1) return true;
-    if (key0.length > KEY_MAX || key1.length > KEY_MAX || /[^\x20-\x7e]/.test(key0 + key1)) {
-      return false;
-    }
+    if (!usableName(key0, KEY_MAX) || !usableName(key1, KEY_MAX)) return false;
     this.writeKey(KEY0, key0, this.exports.key0_len);
     this.writeKey(KEY1, key1, this.exports.key1_len);
     this.key0 = key0;
@@ -184,7 +182,7 @@ export class SkimKernel {
     // The same list again (a scanner passes its own constant one): nothing to write.
     if (names === this.countNames) return this.countNamesUsable;
     this.countNames = names;
-    const usable = names.length === COUNT_NAME_SLOTS && names.every(usableName);
+    const usable = names.length === COUNT_NAME_SLOTS && names.every((n) => usableName(n));
     for (let i = 0; i < COUNT_NAME_SLOTS; i++) this.writeName(i, usable ? names[i]! : '');
     this.countNamesUsable = usable;
     return usable;
@@ -214,9 +212,9 @@ export class SkimKernel {
 
   private writeName(slot: number, name: string): void {
     for (let j = 0; j < name.length; j++) {
-      this.memory[COUNT_NAMES + slot * COUNT_NAME_MAX + j] = name.charCodeAt(j);
+      this.memory[NAMES + slot * NAME_MAX + j] = name.charCodeAt(j);
     }
-    this.results[COUNT_NAME_LENGTHS + slot] = name.length;
+    this.results[NAME_LENGTHS + slot] = name.length;
   }
 
   /**
@@ -240,9 +238,9 @@ export class SkimKernel {
   }
 }
 
-/** A name the kernel can compare raw key bytes with: printable ASCII, 64 bytes at most. */
-function usableName(name: string): boolean {
-  return name.length <= COUNT_NAME_MAX && !/[^\x20-\x7e]/.test(name);
+/** A name the kernel can compare raw key bytes with: printable ASCII, `max` bytes at most. */
+function usableName(name: string, max = NAME_MAX): boolean {
+  return name.length <= max && !/[^\x20-\x7e]/.test(name);
 }
 
 function instantiate(): SkimKernel | undefined {
