@@ -10,8 +10,8 @@
 ;; nested_count, nested_open, element_count, surrogate), the counts read in the walk (a
 ;; state i32 at 49,688, eight f64 from 49,696), the answer of a key check (an i32 at
 ;; 49,692; see $check_key) and the names both use (lengths at 49,760, twelve names of up
-;; to 64 bytes from 49,808); [64 KiB, 96 KiB) the fields of
-;; the array elements that are objects, and [96 KiB, 112 KiB) per element where its
+;; to 64 bytes from 49,808); [64 KiB, 96 KiB) the fields of the array elements that are
+;; objects, and [96 KiB, 112 KiB) per element where its
 ;; fields start there and how many there are (-1: not an object); [112 KiB, 128 KiB) the
 ;; fields of an object skimmed without descending (a value inside a line). The bytes being
 ;; skimmed are loaded at 128 KiB, hence `offset=131072` on every load of them.
@@ -463,13 +463,13 @@
     (global.set $element_count (local.get $n))
     (i32.add (local.get $j) (i32.const 1)))
 
-  ;; Skims the object at [$start, $end): its fields at 0 (112 KiB without $descend;
-  ;; count, open), with $descend the
-  ;; object field named key0 at 16 KiB (nested_count, nested_open; -1 when there is
-  ;; none) and that object's array field named key1 at 32 KiB (element_count, -1 when
-  ;; there is none), the counts of its field named name 0 (see $read_counts; state 0
-  ;; when there is none) and the key check of the line's field named name 10 (see
-  ;; $check_key; 0 when there is none). Returns as $fields.
+  ;; Skims the object at [$start, $end): its fields (count, open) at 0, or at 112 KiB
+  ;; without $descend. With $descend also the object field named key0 at 16 KiB
+  ;; (nested_count, nested_open; -1 when there is none), that object's array field named
+  ;; key1 at 32 KiB (element_count, -1 when there is none), the counts of its field named
+  ;; name 0 (see $read_counts; state 0 when there is none) and the key check of the
+  ;; line's field named name 10 (see $check_key; 0 when there is none). Returns as
+  ;; $fields.
   (func $skim (export "skim") (param $start i32) (param $end i32) (param $descend i32)
     (result i32)
     (local $e i32)
