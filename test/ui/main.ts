@@ -42,18 +42,20 @@ async function typeCommand(page: Page, text: string): Promise<void> {
   await page.keyboard.type(text);
 }
 
+/** Runs the Agent Sessions command titled `title` from the command palette. */
+async function runCommand(page: Page, title: string): Promise<void> {
+  await typeCommand(page, `Agent Sessions: ${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
 /**
  * Runs "Filter by Text" with `text`. The session panel's webview can take focus back
  * just after the box opens, which closes it: then open it again.
  */
 async function filterByText(page: Page, text: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    await typeCommand(page, 'Agent Sessions: Filter by Text');
-    await page
-      .locator('.quick-input-list .monaco-list-row', { hasText: 'Filter by Text' })
-      .first()
-      .waitFor();
-    await page.keyboard.press('Enter');
+    await runCommand(page, 'Filter by Text');
     const box = page.locator('.quick-input-widget', { hasText: 'Show sessions whose name' });
     const filled = await box
       .waitFor({ timeout: 5_000 })
@@ -346,12 +348,7 @@ try {
         return true;
       });
       await page.screenshot({ path: path.join(shots, '10-subagent.png') });
-      await typeCommand(page, 'Agent Sessions: Clear Filters');
-      await page
-        .locator('.quick-input-list .monaco-list-row', { hasText: 'Clear Filters' })
-        .first()
-        .waitFor();
-      await page.keyboard.press('Enter');
+      await runCommand(page, 'Clear Filters');
     },
   );
 
@@ -387,12 +384,7 @@ try {
   await step(
     'local sessions: grouped by project; a session being written grows in its open transcript',
     async () => {
-      await typeCommand(page, 'Agent Sessions: Add Connection');
-      await page
-        .locator('.quick-input-list .monaco-list-row', { hasText: 'Add Connection' })
-        .first()
-        .waitFor();
-      await page.keyboard.press('Enter');
+      await runCommand(page, 'Add Connection');
       await page
         .locator('.quick-input-list .monaco-list-row', { hasText: 'Local transcripts' })
         .first()

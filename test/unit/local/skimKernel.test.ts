@@ -33,6 +33,17 @@ interface Outcome {
   surrogate: boolean;
 }
 
+/** A message/content descent with element fields, as the Claude scanner skims a line. */
+function messageDescent(): Nested {
+  return {
+    key: 'message',
+    out: new Fields(),
+    elementsOf: 'content',
+    elements: [],
+    elementFields: [],
+  };
+}
+
 /** skimObject of `text` with a message/content descent, as the Claude scanner does. */
 function skim(text: string, inKernel: boolean): Outcome {
   const k = kernel!;
@@ -40,13 +51,7 @@ function skim(text: string, inKernel: boolean): Outcome {
   const buf = inKernel ? k.load(bytes) : bytes;
   assert.equal(buf === k.buf, inKernel);
   const out = new Fields();
-  const nested: Nested = {
-    key: 'message',
-    out: new Fields(),
-    elementsOf: 'content',
-    elements: [],
-    elementFields: [],
-  };
+  const nested = messageDescent();
   escapes.surrogate = false;
   const ok = skimObject(buf, 0, buf.length, out, nested);
   const result: Outcome = { ok, surrogate: escapes.surrogate };
@@ -155,13 +160,7 @@ describe('skim kernel (WebAssembly) against the JS skim', () => {
     const k = kernel!;
     const buf = k.load(Buffer.from(LINES[0]!));
     const line = new Fields();
-    const nested: Nested = {
-      key: 'message',
-      out: new Fields(),
-      elementsOf: 'content',
-      elements: [],
-      elementFields: [],
-    };
+    const nested = messageDescent();
     assert.ok(skimObject(buf, 0, buf.length, line, nested));
     const before = [line.quads(), nested.out.quads(), nested.elementFields![1]!.quads()];
     const usage = nested.out.range('usage')!;
