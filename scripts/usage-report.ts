@@ -1,15 +1,19 @@
 /**
- * `npm run usage-report -- [--json] [--utc] [--timings] [--claude-dir DIR]… [--codex-home DIR]`:
- * token and cost totals of the local Claude Code and Codex transcripts, per day and
- * model, without VS Code — the same scan and de-duplication as the extension's usage
- * report. Folders default to CLAUDE_CONFIG_DIR (else ~/.config/claude and ~/.claude) and
- * CODEX_HOME (else ~/.codex). `--timings` adds how long the scan and the output took, on
- * stderr. The ccusage benchmark runs this as a fresh process.
+ * `npm run usage-report -- [--json] [--utc] [--timings] [--helpers threads|processes]
+ * [--claude-dir DIR]… [--codex-home DIR]`: token and cost totals of the local Claude Code
+ * and Codex transcripts, per day and model, without VS Code — the same scan and
+ * de-duplication as the extension's usage report. Folders default to CLAUDE_CONFIG_DIR
+ * (else ~/.config/claude and ~/.claude) and CODEX_HOME (else ~/.codex). `--timings` adds
+ * how long the scan and the output took, on stderr. `--helpers processes` scans in helper
+ * processes, as the extension does (default: worker threads of this process). The
+ * ccusage benchmark runs this as a fresh process.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { LocalIndex } from '../src/sources/local/localIndex.ts';
+import { SCAN_PROCESS_FLAGS } from '../src/sources/local/parallelScan.ts';
 import {
   localDay,
   scanUsage,
@@ -19,7 +23,7 @@ import {
 } from '../src/sources/local/usageReport.ts';
 
 const USAGE =
-  'usage: node scripts/usage-report.ts [--json] [--utc] [--timings] [--claude-dir DIR]... [--codex-home DIR]';
+  'usage: node scripts/usage-report.ts [--json] [--utc] [--timings] [--helpers threads|processes] [--claude-dir DIR]... [--codex-home DIR]';
 
 function parse() {
   try {
@@ -28,6 +32,7 @@ function parse() {
         json: { type: 'boolean', default: false },
         utc: { type: 'boolean', default: false },
         timings: { type: 'boolean', default: false },
+        helpers: { type: 'string', default: 'threads' },
         'claude-dir': { type: 'string', multiple: true },
         'codex-home': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -45,6 +50,16 @@ if (args.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
+const helpers = args.helpers;
+if (helpers !== 'threads' && helpers !== 'processes') {
+  process.stderr.write(`--helpers must be threads or processes, not "${helpers}"\n${USAGE}\n`);
+  process.exit(2);
+}
+
+// This process lives for one scan: it takes the V8 flags of the extension's helper
+// processes (V8's optimising tier costs more to compile than it saves in that time; see
+// parallelScan.ts). Set before any hot code runs; worker threads share them.
+for (const flag of SCAN_PROCESS_FLAGS) setFlagsFromString(flag);
 
 /**
  * The scan worker for cold scans in parallel: dist/scanWorker.cjs next to the bundled CLI
@@ -59,6 +74,7 @@ function scanWorker(): string {
 const dayOf = args.utc ? utcDay : localDay;
 const index = new LocalIndex({
   scanWorker: scanWorker(),
+  scanHelpers: helpers,
   ...(args['claude-dir'] ? { claudeConfigDirs: args['claude-dir'] } : {}),
   ...(args['codex-home'] ? { codexHome: args['codex-home'] } : {}),
 });

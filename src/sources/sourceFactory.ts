@@ -66,8 +66,11 @@ export function createSourceFactory(
         config,
         env: process.env,
         priceOverrides: localPrices(),
-        // First scans read files on the other cores too (dist/scanWorker.cjs).
+        // First scans read files in helper processes, one per core (dist/scanWorker.cjs):
+        // V8 flags suited to a short burst of scanning are theirs to choose, not the
+        // extension host's (see parallelScan.ts).
         scanWorker: path.join(deps.extensionPath, 'dist', 'scanWorker.cjs'),
+        scanHelpers: 'processes',
       });
     if (config.kind === 'mcp' && config.url) {
       const url = config.url;

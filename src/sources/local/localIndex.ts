@@ -16,6 +16,7 @@ import {
 } from './discovery.ts';
 import { DEFAULT_STATUS_THRESHOLDS, type StatusThresholds } from './localStatus.ts';
 import { Pricing, type PriceTable } from './pricing.ts';
+import type { ScanHelpers } from './parallelScan.ts';
 import { ScanCache, type SubagentMeta } from './scanCache.ts';
 import type { FileSummary, LocalProblem } from './types.ts';
 
@@ -31,6 +32,8 @@ export interface LocalIndexOptions extends LocalRootsOptions {
   cache?: ScanCache;
   /** The scan worker script, for cold scans in parallel (see ScanCacheOptions). */
   scanWorker?: string | URL;
+  /** Whether the scan workers are threads or processes (see ScanCacheOptions). */
+  scanHelpers?: ScanHelpers;
 }
 
 export interface LocalSnapshot {
@@ -63,7 +66,12 @@ export class LocalIndex {
   constructor(options: LocalIndexOptions = {}) {
     this.options = options;
     this.cache =
-      options.cache ?? new ScanCache(options.scanWorker ? { scanWorker: options.scanWorker } : {});
+      options.cache ??
+      new ScanCache(
+        options.scanWorker
+          ? { scanWorker: options.scanWorker, helpers: options.scanHelpers ?? 'threads' }
+          : {},
+      );
     this.pricing = new Pricing(options.priceOverrides);
     this.thresholds = { ...DEFAULT_STATUS_THRESHOLDS, ...options.thresholds };
     this.now = options.now ?? Date.now;

@@ -16,6 +16,7 @@ import {
   ScanWorker,
   splitForThreads,
   workerCount,
+  type ScanHelpers,
   type ScannedElsewhere,
 } from './parallelScan.ts';
 import { unpackUsage } from './packedUsage.ts';
@@ -44,13 +45,16 @@ export interface ScanCacheOptions {
    * for cold scans in parallel; without it everything is read on this thread.
    */
   scanWorker?: string | URL;
-  /** Worker threads besides this one (default: one less than the cores, at most 3). */
+  /** Whether helpers are worker threads (default) or child processes (see ScanHelpers). */
+  helpers?: ScanHelpers;
+  /** Helpers besides this thread (default: see workerCount). */
   workers?: number;
   /** Bytes of unknown files below which no worker is started (default PARALLEL_MIN_BYTES). */
   parallelMinBytes?: number;
   /**
    * Whether this thread also takes from the workers' queue once its own files are done
-   * (default true). Tests turn it off so that small scans still reach a worker.
+   * (default: with threads, not with processes). Tests turn it off so that small scans
+   * still reach a worker.
    */
   helpWorkers?: boolean;
 }
@@ -138,7 +142,7 @@ export class ScanCache {
   ): Promise<Map<string, FileSummary>> {
     const done = new Map<string, FileSummary>();
     const script = this.options.scanWorker;
-    const workers = this.options.workers ?? workerCount();
+    const workers = this.workers();
     const cold = files.filter((f) => !this.entries.has(f.path));
     const minBytes = this.options.parallelMinBytes ?? PARALLEL_MIN_BYTES;
     if (
@@ -150,7 +154,9 @@ export class ScanCache {
       this.stopWorkers();
       return done;
     }
-    const { here, queue } = splitForThreads(cold, Date.now());
+    const threads = this.options.helpers !== 'processes';
+    const help = this.options.helpWorkers ?? threads;
+    const { here, queue } = splitForThreads(cold, Date.now(), threads);
     const adopt = (scanned: ScannedElsewhere[], bytesRead: number) => {
       this.stats.bytesRead += bytesRead;
       for (const f of scanned) done.set(f.path, this.adopt(f));
@@ -160,7 +166,7 @@ export class ScanCache {
     const running = started.map((w) => w.run(queue, adopt).catch(() => undefined));
     const scanHere = async (f: DiscoveredFile) => done.set(f.path, await this.scan(f));
     await mapLimited(here, CONCURRENCY, scanHere);
-    if (this.options.helpWorkers !== false) {
+    if (help) {
       await Promise.all(
         Array.from({ length: CONCURRENCY }, async () => {
           for (let f = queue.take(); f; f = queue.take()) await scanHere(f);
@@ -179,14 +185,18 @@ export class ScanCache {
    */
   startWorkers(): void {
     const script = this.options.scanWorker;
-    const workers = this.options.workers ?? workerCount();
+    const workers = this.workers();
     if (!script || this.scannedOnce || this.started.length > 0) return;
     for (let i = 0; i < workers; i++) this.started.push(this.newWorker(script));
   }
 
+  private workers(): number {
+    return this.options.workers ?? workerCount(this.options.helpers);
+  }
+
   private newWorker(script: string | URL): ScanWorker {
     this.stats.workersStarted++;
-    return new ScanWorker(script);
+    return new ScanWorker(script, this.options.helpers);
   }
 
   /** Stops workers started early that no scan will use. */

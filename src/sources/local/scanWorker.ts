@@ -1,7 +1,8 @@
 /**
- * Worker thread entry for parallel cold scans (parallelScan.ts): says it is ready, scans
- * each batch of files it is sent with its own ScanCache and posts every file's summary and
- * cache key back, until the main thread says the queue is empty.
+ * Entry of a scan helper for parallel cold scans (parallelScan.ts), run as a worker thread
+ * or as a child process: says it is ready, scans each batch of files it is sent with its
+ * own ScanCache and posts every file's summary and cache key back, until the main thread
+ * says the queue is empty.
  */
 import { parentPort } from 'node:worker_threads';
 import { mapLimited } from '../../util/mapLimited.ts';
@@ -13,7 +14,25 @@ import { ScanCache } from './scanCache.ts';
 /** Files read at once, as on the main thread (see scanCache.ts). */
 const CONCURRENCY = 3;
 
-const port = parentPort;
+/** The channel to the main thread: a worker's port, or a child process's IPC channel. */
+interface Port {
+  postMessage(message: FromWorker): void;
+  on(event: 'message', listener: (message: ToWorker) => void): void;
+  close(): void;
+}
+
+function processPort(): Port | undefined {
+  const send = process.send?.bind(process);
+  if (!send) return undefined;
+  return {
+    postMessage: (message) => void send(message),
+    on: (event, listener) => void process.on(event, listener),
+    // Without the channel nothing keeps the process alive: it exits once idle.
+    close: () => process.disconnect(),
+  };
+}
+
+const port: Port | undefined = parentPort ?? processPort();
 if (port) {
   const cache = new ScanCache();
   // Batches arrive ahead of time (so this thread never waits for the next one) and are

@@ -4,7 +4,7 @@
  * append (its parser state stayed in the worker), with correct totals.
  */
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -151,47 +151,101 @@ describe('parallel cold scan', () => {
     }
   });
 
-  test('a worker that cannot start, or fails, leaves its files to this thread', async () => {
+  test('helper processes: same summaries; only the recently written file is read here', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'asi-parallel-'));
     try {
-      const corpus = await writeLocalCorpus(dir, { claudeSessions: 3, codexSessions: 2 });
+      const corpus = await writeLocalCorpus(dir, { claudeSessions: 5, codexSessions: 3 });
+      // Written an hour ago, all but one: written just now, it is likely to grow and
+      // stays here (with its parser state).
+      const hourAgo = new Date(Date.now() - 3_600_000);
+      const live = corpus.files.find((f) => f.harness === 'claude-code')!.path;
+      for (const f of corpus.files) {
+        const at = f.path === live ? new Date() : hourAgo;
+        await utimes(f.path, at, at);
+      }
       const { files } = await discoverLocalFiles({
         claudeConfigDirs: [corpus.claudeDir],
         codexHome: corpus.codexDir,
       });
       const expected = await new ScanCache().scanAll(files);
-      const broken = new ScanCache({
-        scanWorker: join(dir, 'no-such-worker.cjs'),
-        workers: 1,
+      const parallel = new ScanCache({
+        scanWorker: WORKER,
+        helpers: 'processes',
+        workers: 2,
         parallelMinBytes: 0,
-        helpWorkers: false,
       });
-      assert.deepEqual(await broken.scanAll(files), expected);
-      assert.equal(broken.stats.workerScans, 0);
+      parallel.startWorkers();
+      assert.deepEqual(await parallel.scanAll(files), expected);
+      assert.equal(parallel.stats.workersStarted, 2);
+      assert.equal(parallel.stats.workerScans, files.length - 1, 'all but the live file');
 
-      // A worker that fails after taking a batch: its files are scanned here instead.
-      const crashing = join(dir, 'crashing-worker.cjs');
-      await writeFile(
-        crashing,
-        [
-          "const { parentPort } = require('node:worker_threads');",
-          "parentPort.on('message', () => { throw new Error('boom'); });",
-          "parentPort.postMessage({ type: 'ready' });",
-        ].join('\n'),
-      );
-      const crashed = new ScanCache({
-        scanWorker: crashing,
-        workers: 1,
-        parallelMinBytes: 0,
-        helpWorkers: false,
-      });
-      assert.deepEqual(await crashed.scanAll(files), expected);
-      assert.equal(crashed.stats.workerScans, 0);
-      assert.equal(crashed.stats.fullScans, files.length);
+      // The live file grows: read from where the scan stopped (its parser state is here).
+      const before = parallel.stats.bytesRead;
+      const line = JSON.stringify(assistant({ id: 'appended', usage: usage(5, 7), seconds: 9e6 }));
+      await appendFile(live, line + '\n');
+      const grown = (
+        await discoverLocalFiles({
+          claudeConfigDirs: [corpus.claudeDir],
+          codexHome: corpus.codexDir,
+        })
+      ).files;
+      const i = grown.findIndex((f) => f.path === live);
+      const after = await parallel.scanAll(grown);
+      assert.equal(parallel.stats.bytesRead - before, Buffer.byteLength(line) + 1);
+      assert.deepEqual(after[i], (await new ScanCache().scanAll(grown))[i]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  for (const helpers of ['threads', 'processes'] as const) {
+    test(`a helper (${helpers}) that cannot start, or fails, leaves its files to this thread`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'asi-parallel-'));
+      try {
+        const corpus = await writeLocalCorpus(dir, { claudeSessions: 3, codexSessions: 2 });
+        const { files } = await discoverLocalFiles({
+          claudeConfigDirs: [corpus.claudeDir],
+          codexHome: corpus.codexDir,
+        });
+        const expected = await new ScanCache().scanAll(files);
+        const broken = new ScanCache({
+          scanWorker: join(dir, 'no-such-worker.cjs'),
+          helpers,
+          workers: 1,
+          parallelMinBytes: 0,
+          helpWorkers: false,
+        });
+        assert.deepEqual(await broken.scanAll(files), expected);
+        assert.equal(broken.stats.workerScans, 0);
+
+        // A worker that fails after taking a batch: its files are scanned here instead.
+        const crashing = join(dir, 'crashing-worker.cjs');
+        await writeFile(
+          crashing,
+          [
+            "const { parentPort } = require('node:worker_threads');",
+            '// A thread throws; a process exits (as a crash would, without a stack on stderr).',
+            "const fail = () => { if (parentPort) throw new Error('boom'); process.exit(3); };",
+            "if (parentPort) parentPort.on('message', fail); else process.on('message', fail);",
+            "if (parentPort) parentPort.postMessage({ type: 'ready' });",
+            "else process.send({ type: 'ready' });",
+          ].join('\n'),
+        );
+        const crashed = new ScanCache({
+          scanWorker: crashing,
+          helpers,
+          workers: 1,
+          parallelMinBytes: 0,
+          helpWorkers: false,
+        });
+        assert.deepEqual(await crashed.scanAll(files), expected);
+        assert.equal(crashed.stats.workerScans, 0);
+        assert.equal(crashed.stats.fullScans, files.length);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  }
 
   test('split: the largest and recently written files stay here, the rest wait in a queue', () => {
     const now = Date.parse('2026-12-01T12:00:00Z');
@@ -251,6 +305,39 @@ describe('parallel cold scan', () => {
       "the first batch: the next smallest of each, then the queue's largest first",
     );
     assert.equal(queue.take(), undefined, 'every file once');
+  });
+
+  test('split for helper processes: only recent files stay here; the small ones lead the queue', () => {
+    const now = Date.parse('2026-12-01T12:00:00Z');
+    const file = (path: string, harness: DiscoveredFile['harness'], kb: number, ago = 60) =>
+      listed(path, kb << 10, { harness, mtimeMs: now - ago * 60_000 });
+    const files = [
+      file('claude-big', 'claude-code', 9000),
+      file('claude-live', 'claude-code', 4000, 1),
+      file('claude-b', 'claude-code', 800),
+      file('claude-tiny', 'claude-code', 3),
+      file('claude-small', 'claude-code', 5),
+      file('codex-a', 'codex', 700),
+      file('codex-small', 'codex', 6),
+      file('codex-tiny', 'codex', 2),
+    ];
+    const { here, queue } = splitForThreads(files, now, false);
+    assert.deepEqual(
+      here.map((f) => f.path),
+      ['claude-live'],
+    );
+    assert.deepEqual(
+      queue.takeBatch(1 << 30).map((f) => f.path),
+      [
+        'claude-tiny',
+        'claude-small',
+        'codex-tiny',
+        'codex-small',
+        'claude-big',
+        'claude-b',
+        'codex-a',
+      ],
+    );
   });
 
   test('split: with one harness, no file is moved ahead', () => {
