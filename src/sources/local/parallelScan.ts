@@ -34,9 +34,14 @@ export interface ScannedElsewhere {
 
 /** Main thread → worker. */
 export type ToWorker = { type: 'scan'; files: DiscoveredFile[] } | { type: 'stop' };
-/** Worker → main thread: ready for files, or the results of the last batch (and ready). */
+/**
+ * Worker → main thread: ready for files, or the results of the last batch (and ready),
+ * with the helper's peak resident memory so far (its process's: for a thread, the
+ * process it shares).
+ */
 export type FromWorker =
-  { type: 'ready' } | { type: 'scanned'; files: ScannedElsewhere[]; bytesRead: number };
+  | { type: 'ready' }
+  | { type: 'scanned'; files: ScannedElsewhere[]; bytesRead: number; peakRssKb: number };
 
 /** Below this many bytes to read from scratch, starting a worker costs more than it saves. */
 export const PARALLEL_MIN_BYTES = 24 << 20;
@@ -184,7 +189,7 @@ export class ScanWorker {
   private job:
     | {
         queue: ScanQueue;
-        onScanned: (files: ScannedElsewhere[], bytesRead: number) => void;
+        onScanned: (files: ScannedElsewhere[], bytesRead: number, peakRssKb: number) => void;
         resolve: () => void;
         reject: (error: Error) => void;
         /** Batches sent and not answered: two, so the next one is at hand while this
@@ -247,7 +252,7 @@ export class ScanWorker {
    */
   run(
     queue: ScanQueue,
-    onScanned: (files: ScannedElsewhere[], bytesRead: number) => void,
+    onScanned: (files: ScannedElsewhere[], bytesRead: number, peakRssKb: number) => void,
   ): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
@@ -269,7 +274,7 @@ export class ScanWorker {
     if (!job) return;
     if (message.type === 'scanned') {
       job.inFlight--;
-      job.onScanned(message.files, message.bytesRead);
+      job.onScanned(message.files, message.bytesRead, message.peakRssKb);
     }
     this.feed();
   }

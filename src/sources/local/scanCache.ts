@@ -37,6 +37,11 @@ export interface ScanStats {
   workerScans: number;
   /** Worker threads started (early or for a scan). */
   workersStarted: number;
+  /**
+   * With helper processes: the sum of their peak resident memory in the last scan that
+   * used them (KiB; an upper bound of what they held at once). 0 with threads.
+   */
+  helperPeakRssKb: number;
 }
 
 export interface ScanCacheOptions {
@@ -97,6 +102,7 @@ export class ScanCache {
     checkBytes: 0,
     workerScans: 0,
     workersStarted: 0,
+    helperPeakRssKb: 0,
   };
   private readonly options: ScanCacheOptions;
 
@@ -157,13 +163,18 @@ export class ScanCache {
     const threads = this.options.helpers !== 'processes';
     const help = this.options.helpWorkers ?? threads;
     const { here, queue } = splitForThreads(cold, Date.now(), threads);
-    const adopt = (scanned: ScannedElsewhere[], bytesRead: number) => {
-      this.stats.bytesRead += bytesRead;
-      for (const f of scanned) done.set(f.path, this.adopt(f));
-    };
     const started = this.takeStartedWorkers();
     while (started.length < workers) started.push(this.newWorker(script));
-    const running = started.map((w) => w.run(queue, adopt).catch(() => undefined));
+    const peaks = started.map(() => 0);
+    const running = started.map((w, i) =>
+      w
+        .run(queue, (scanned, bytesRead, peakRssKb) => {
+          this.stats.bytesRead += bytesRead;
+          peaks[i] = peakRssKb;
+          for (const f of scanned) done.set(f.path, this.adopt(f));
+        })
+        .catch(() => undefined),
+    );
     const scanHere = async (f: DiscoveredFile) => done.set(f.path, await this.scan(f));
     await mapLimited(here, CONCURRENCY, scanHere);
     if (help) {
@@ -174,6 +185,7 @@ export class ScanCache {
       );
     }
     await Promise.all(running);
+    if (!threads) this.stats.helperPeakRssKb = peaks.reduce((a, b) => a + b, 0);
     return done;
   }
 

@@ -56,6 +56,7 @@ if (port) {
           };
         }),
         bytesRead: cache.stats.bytesRead - before,
+        peakRssKb: process.resourceUsage().maxRSS,
       };
       port.postMessage(reply);
     }

@@ -56,6 +56,7 @@ describe('parallel cold scan', () => {
       const got = await parallel.scanAll(files);
       assert.ok(parallel.stats.workerScans > 0, 'some files were read by workers');
       assert.ok(parallel.stats.workerScans < files.length, 'and some on this thread');
+      assert.equal(parallel.stats.helperPeakRssKb, 0, 'threads: no helper processes');
       assert.deepEqual(got, expected);
       assert.equal(parallel.stats.bytesRead, serial.stats.bytesRead);
 
@@ -178,6 +179,8 @@ describe('parallel cold scan', () => {
       assert.deepEqual(await parallel.scanAll(files), expected);
       assert.equal(parallel.stats.workersStarted, 2);
       assert.equal(parallel.stats.workerScans, files.length - 1, 'all but the live file');
+      // Each helper is a Node process of its own: tens of MB each, summed.
+      assert.ok(parallel.stats.helperPeakRssKb > 40 << 10, `${parallel.stats.helperPeakRssKb} KiB`);
 
       // The live file grows: read from where the scan stopped (its parser state is here).
       const before = parallel.stats.bytesRead;
