@@ -1,14 +1,15 @@
 /**
- * A cold scan split over threads: a machine with two or more cores reads the transcript
- * files of a first scan in parallel. The files most likely to grow (written recently) and
- * the largest one stay on the main thread, whose parser state later appends continue
- * from; the rest wait in one queue, largest first, that the main thread and the worker
- * threads (scanWorker.ts, each with its own ScanCache) take from until it is empty. A
- * fixed split would leave one thread idle at the end (bytes cost different amounts of
- * work, and a worker starts late); with the queue the threads finish within one small
- * file of each other. Workers return each file's summary and what the cache needs to
- * recognise the file next time, but not the parser state: a file scanned there is read
- * in full again on its first append.
+ * A cold scan split over helpers: a machine with two or more cores reads the transcript
+ * files of a first scan in parallel. The files most likely to grow (written recently)
+ * stay on the main thread, whose parser state later appends continue from; the rest wait
+ * in one queue, largest first, that the helpers (scanWorker.ts, each with its own
+ * ScanCache) take from until it is empty. Helpers are worker threads, with the main
+ * thread scanning too (and keeping the largest file), or child processes with V8 flags
+ * of their own (SCAN_PROCESS_FLAGS), one per core. A fixed split would leave one helper
+ * idle at the end (bytes cost different amounts of work, and a helper starts late); with
+ * the queue they finish within one small file of each other. Helpers return each file's
+ * summary and what the cache needs to recognise the file next time, but not the parser
+ * state: a file scanned there is read in full again on its first append.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';

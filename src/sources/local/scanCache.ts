@@ -33,9 +33,9 @@ export interface ScanStats {
   reused: number;
   /** Bytes re-read to check that a grown file still starts as before (not in bytesRead). */
   checkBytes: number;
-  /** Files read by worker threads (also counted in fullScans and bytesRead). */
+  /** Files read by helpers, threads or processes (also counted in fullScans and bytesRead). */
   workerScans: number;
-  /** Worker threads started (early or for a scan). */
+  /** Helpers started (early or for a scan). */
   workersStarted: number;
   /**
    * With helper processes: the sum of their peak resident memory in the last scan that
