@@ -13,7 +13,7 @@ import { packUsage, unpackUsage } from '../../../src/sources/local/packedUsage.t
 import { splitForThreads } from '../../../src/sources/local/parallelScan.ts';
 import { ScanCache } from '../../../src/sources/local/scanCache.ts';
 import type { UsageRecord } from '../../../src/sources/local/types.ts';
-import { writeLocalCorpus } from '../../support/localCorpus.ts';
+import { writeLocalCorpus, type LocalCorpus } from '../../support/localCorpus.ts';
 import { assistant, usage } from './fixtures.ts';
 
 const WORKER = new URL('../../../src/sources/local/scanWorker.ts', import.meta.url);
@@ -36,15 +36,62 @@ function listed(
   };
 }
 
+/** Files of both harnesses written an hour before `now`, then `more` (the split tests). */
+function mixedListing(now: number, more: DiscoveredFile[] = []): DiscoveredFile[] {
+  const file = (path: string, harness: DiscoveredFile['harness'], kb: number) =>
+    listed(path, kb << 10, { harness, mtimeMs: now - 3_600_000 });
+  return [
+    file('claude-big', 'claude-code', 9000),
+    file('claude-b', 'claude-code', 800),
+    file('claude-tiny', 'claude-code', 3),
+    file('claude-small', 'claude-code', 5),
+    file('codex-a', 'codex', 700),
+    file('codex-small', 'codex', 6),
+    file('codex-tiny', 'codex', 2),
+    ...more,
+  ];
+}
+
+/**
+ * Runs `body` over a corpus generated in a temporary folder (removed afterwards) and its
+ * listed files; `prepare` runs between writing and listing.
+ */
+async function inCorpus(
+  sizes: { claudeSessions: number; codexSessions: number },
+  body: (c: { corpus: LocalCorpus; files: DiscoveredFile[]; dir: string }) => Promise<void>,
+  prepare?: (corpus: LocalCorpus) => Promise<void>,
+): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'asi-parallel-'));
+  try {
+    const corpus = await writeLocalCorpus(dir, sizes);
+    await prepare?.(corpus);
+    await body({ corpus, files: await listCorpus(corpus), dir });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function listCorpus(corpus: LocalCorpus): Promise<DiscoveredFile[]> {
+  const { files } = await discoverLocalFiles({
+    claudeConfigDirs: [corpus.claudeDir],
+    codexHome: corpus.codexDir,
+  });
+  return files;
+}
+
+/** Appends one assistant response to `path` and lists the corpus again. */
+async function appendResponse(
+  corpus: LocalCorpus,
+  path: string,
+): Promise<{ line: string; grown: DiscoveredFile[] }> {
+  const line = JSON.stringify(assistant({ id: 'appended', usage: usage(5, 7), seconds: 9e6 }));
+  await appendFile(path, line + '\n');
+  return { line, grown: await listCorpus(corpus) };
+}
+
 describe('parallel cold scan', () => {
   test('workers and one thread give the same summaries; the next refresh reuses them', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'asi-parallel-'));
-    try {
-      const corpus = await writeLocalCorpus(dir, { claudeSessions: 6, codexSessions: 4 });
-      const { files } = await discoverLocalFiles({
-        claudeConfigDirs: [corpus.claudeDir],
-        codexHome: corpus.codexDir,
-      });
+    await inCorpus({ claudeSessions: 6, codexSessions: 4 }, async ({ corpus, files }) => {
       const serial = new ScanCache();
       const parallel = new ScanCache({
         scanWorker: WORKER,
@@ -70,14 +117,7 @@ describe('parallel cold scan', () => {
         (f) => f.harness === 'claude-code' && f.role === 'session',
       )!.path;
       const file = files.find((f) => f.path === path)!;
-      const line = JSON.stringify(assistant({ id: 'appended', usage: usage(5, 7), seconds: 9e6 }));
-      await appendFile(path, line + '\n');
-      const grown = (
-        await discoverLocalFiles({
-          claudeConfigDirs: [corpus.claudeDir],
-          codexHome: corpus.codexDir,
-        })
-      ).files;
+      const { grown } = await appendResponse(corpus, path);
       const before = expected[files.indexOf(file)]!;
       const after = (await parallel.scanAll(grown))[grown.findIndex((f) => f.path === path)]!;
       const check = (await new ScanCache().scanAll(grown))[
@@ -85,19 +125,11 @@ describe('parallel cold scan', () => {
       ]!;
       assert.deepEqual(after, check, 'the same as a fresh scan of the grown file');
       assert.equal(after.usage.size, before.usage.size + 1);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   test('workers started before the folders are listed are used, or stopped when not needed', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'asi-parallel-'));
-    try {
-      const corpus = await writeLocalCorpus(dir, { claudeSessions: 4, codexSessions: 2 });
-      const { files } = await discoverLocalFiles({
-        claudeConfigDirs: [corpus.claudeDir],
-        codexHome: corpus.codexDir,
-      });
+    await inCorpus({ claudeSessions: 4, codexSessions: 2 }, async ({ files }) => {
       const expected = await new ScanCache().scanAll(files);
 
       const early = new ScanCache({
@@ -127,9 +159,7 @@ describe('parallel cold scan', () => {
       empty.startWorkers();
       assert.deepEqual(await empty.scanAll([]), []);
       assert.equal(empty.stats.workersStarted, 1, 'no thread per refresh');
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   test('a file taken from a cache to be sent back is forgotten there', async () => {
@@ -153,71 +183,64 @@ describe('parallel cold scan', () => {
   });
 
   test('helper processes: same summaries; only the recently written file is read here', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'asi-parallel-'));
-    try {
-      const corpus = await writeLocalCorpus(dir, { claudeSessions: 5, codexSessions: 3 });
-      // Written an hour ago, all but one: written just now, it is likely to grow and
-      // stays here (with its parser state).
+    const liveOf = (corpus: LocalCorpus) =>
+      corpus.files.find((f) => f.harness === 'claude-code')!.path;
+    // Written an hour ago, all but one: written just now, it is likely to grow and stays
+    // here (with its parser state).
+    const writtenAgo = async (corpus: LocalCorpus) => {
       const hourAgo = new Date(Date.now() - 3_600_000);
-      const live = corpus.files.find((f) => f.harness === 'claude-code')!.path;
       for (const f of corpus.files) {
-        const at = f.path === live ? new Date() : hourAgo;
+        const at = f.path === liveOf(corpus) ? new Date() : hourAgo;
         await utimes(f.path, at, at);
       }
-      const { files } = await discoverLocalFiles({
-        claudeConfigDirs: [corpus.claudeDir],
-        codexHome: corpus.codexDir,
-      });
-      const expected = await new ScanCache().scanAll(files);
-      const parallel = new ScanCache({
-        scanWorker: WORKER,
-        helpers: 'processes',
-        workers: 2,
-        parallelMinBytes: 0,
-      });
-      parallel.startWorkers();
-      assert.deepEqual(await parallel.scanAll(files), expected);
-      assert.equal(parallel.stats.workersStarted, 2);
-      assert.equal(parallel.stats.workerScans, files.length - 1, 'all but the live file');
-      // Each helper is a Node process of its own: tens of MB each, summed.
-      assert.ok(parallel.stats.helperPeakRssKb > 40 << 10, `${parallel.stats.helperPeakRssKb} KiB`);
+    };
+    const sizes = { claudeSessions: 5, codexSessions: 3 };
+    await inCorpus(
+      sizes,
+      async ({ corpus, files }) => {
+        const live = liveOf(corpus);
+        const expected = await new ScanCache().scanAll(files);
+        const parallel = new ScanCache({
+          scanWorker: WORKER,
+          helpers: 'processes',
+          workers: 2,
+          parallelMinBytes: 0,
+        });
+        parallel.startWorkers();
+        assert.deepEqual(await parallel.scanAll(files), expected);
+        assert.equal(parallel.stats.workersStarted, 2);
+        assert.equal(parallel.stats.workerScans, files.length - 1, 'all but the live file');
+        // Each helper is a Node process of its own: tens of MB each, summed.
+        assert.ok(
+          parallel.stats.helperPeakRssKb > 40 << 10,
+          `${parallel.stats.helperPeakRssKb} KiB`,
+        );
 
-      // The live file grows: read from where the scan stopped (its parser state is here).
-      const before = parallel.stats.bytesRead;
-      const line = JSON.stringify(assistant({ id: 'appended', usage: usage(5, 7), seconds: 9e6 }));
-      await appendFile(live, line + '\n');
-      const grown = (
-        await discoverLocalFiles({
-          claudeConfigDirs: [corpus.claudeDir],
-          codexHome: corpus.codexDir,
-        })
-      ).files;
-      const i = grown.findIndex((f) => f.path === live);
-      const after = await parallel.scanAll(grown);
-      assert.equal(parallel.stats.bytesRead - before, Buffer.byteLength(line) + 1);
-      assert.deepEqual(after[i], (await new ScanCache().scanAll(grown))[i]);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+        // The live file grows: read from where the scan stopped (its parser state is here).
+        const before = parallel.stats.bytesRead;
+        const { line, grown } = await appendResponse(corpus, live);
+        const i = grown.findIndex((f) => f.path === live);
+        const after = await parallel.scanAll(grown);
+        assert.equal(parallel.stats.bytesRead - before, Buffer.byteLength(line) + 1);
+        assert.deepEqual(after[i], (await new ScanCache().scanAll(grown))[i]);
+      },
+      writtenAgo,
+    );
   });
 
   for (const helpers of ['threads', 'processes'] as const) {
     test(`a helper (${helpers}) that cannot start, or fails, leaves its files to this thread`, async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'asi-parallel-'));
-      try {
-        const corpus = await writeLocalCorpus(dir, { claudeSessions: 3, codexSessions: 2 });
-        const { files } = await discoverLocalFiles({
-          claudeConfigDirs: [corpus.claudeDir],
-          codexHome: corpus.codexDir,
-        });
+      await inCorpus({ claudeSessions: 3, codexSessions: 2 }, async ({ files, dir }) => {
         const expected = await new ScanCache().scanAll(files);
-        const broken = new ScanCache({
-          scanWorker: join(dir, 'no-such-worker.cjs'),
-          helpers,
-          workers: 1,
-          parallelMinBytes: 0,
-          helpWorkers: false,
-        });
+        const withHelper = (scanWorker: string) =>
+          new ScanCache({
+            scanWorker,
+            helpers,
+            workers: 1,
+            parallelMinBytes: 0,
+            helpWorkers: false,
+          });
+        const broken = withHelper(join(dir, 'no-such-worker.cjs'));
         assert.deepEqual(await broken.scanAll(files), expected);
         assert.equal(broken.stats.workerScans, 0);
 
@@ -234,19 +257,11 @@ describe('parallel cold scan', () => {
             "else process.send({ type: 'ready' });",
           ].join('\n'),
         );
-        const crashed = new ScanCache({
-          scanWorker: crashing,
-          helpers,
-          workers: 1,
-          parallelMinBytes: 0,
-          helpWorkers: false,
-        });
+        const crashed = withHelper(crashing);
         assert.deepEqual(await crashed.scanAll(files), expected);
         assert.equal(crashed.stats.workerScans, 0);
         assert.equal(crashed.stats.fullScans, files.length);
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
+      });
     });
   }
 
@@ -285,18 +300,7 @@ describe('parallel cold scan', () => {
 
   test('split: with both harnesses, each thread starts with a small file of each', () => {
     const now = Date.parse('2026-12-01T12:00:00Z');
-    const file = (path: string, harness: DiscoveredFile['harness'], kb: number) =>
-      listed(path, kb << 10, { harness, mtimeMs: now - 3_600_000 });
-    const files = [
-      file('claude-big', 'claude-code', 9000),
-      file('claude-b', 'claude-code', 800),
-      file('claude-tiny', 'claude-code', 3),
-      file('claude-small', 'claude-code', 5),
-      file('codex-a', 'codex', 700),
-      file('codex-small', 'codex', 6),
-      file('codex-tiny', 'codex', 2),
-    ];
-    const { here, queue } = splitForThreads(files, now);
+    const { here, queue } = splitForThreads(mixedListing(now), now);
     assert.deepEqual(
       here.map((f) => f.path),
       ['claude-tiny', 'codex-tiny', 'claude-big'],
@@ -312,19 +316,8 @@ describe('parallel cold scan', () => {
 
   test('split for helper processes: only recent files stay here; the small ones lead the queue', () => {
     const now = Date.parse('2026-12-01T12:00:00Z');
-    const file = (path: string, harness: DiscoveredFile['harness'], kb: number, ago = 60) =>
-      listed(path, kb << 10, { harness, mtimeMs: now - ago * 60_000 });
-    const files = [
-      file('claude-big', 'claude-code', 9000),
-      file('claude-live', 'claude-code', 4000, 1),
-      file('claude-b', 'claude-code', 800),
-      file('claude-tiny', 'claude-code', 3),
-      file('claude-small', 'claude-code', 5),
-      file('codex-a', 'codex', 700),
-      file('codex-small', 'codex', 6),
-      file('codex-tiny', 'codex', 2),
-    ];
-    const { here, queue } = splitForThreads(files, now, false);
+    const live = listed('claude-live', 4000 << 10, { mtimeMs: now - 60_000 });
+    const { here, queue } = splitForThreads(mixedListing(now, [live]), now, false);
     assert.deepEqual(
       here.map((f) => f.path),
       ['claude-live'],
