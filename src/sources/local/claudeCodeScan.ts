@@ -6,6 +6,8 @@
  * agent_progress copies of subagent responses go to a separate map so the aggregation
  * counts each response once (see aggregate.ts). Big tool_result lines are never parsed:
  * their ids and is_error flag are read from the skimmed content blocks (jsonSkim.ts).
+ * A read from the start leaves the status work to a second pass over the file's end
+ * (statusReplay), as the status depends only on what follows the last prompt.
  */
 import {
   Fields,
@@ -16,7 +18,7 @@ import {
   type KeyCheck,
   type NestedCounts,
 } from './jsonSkim.ts';
-import { JsonlScanner } from './jsonlScanner.ts';
+import { JsonlScanner, type StatusReplay } from './jsonlScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
 import { mergeUsage } from './mergeUsage.ts';
 import { asksUser, cleanTitle, count, firstText } from './text.ts';
@@ -116,7 +118,19 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private readonly copies = new Map<string, CopyRecord>();
   private readonly links = new Map<string, SubagentLink>();
   /** Tool calls without a result: id → tool name. */
-  private readonly pendingTools = new Map<string, string>();
+  private pendingTools = new Map<string, string>();
+  /**
+   * Status work (content blocks, pending tools, the deciding entry) on a read from the
+   * start is left to a second pass over the file's end (statusReplay): 'defer' skips it
+   * except at the entries that reset the status (prompts, interruptions), 'only' does
+   * nothing else (that second pass), 'eager' does both (appends).
+   */
+  private statusMode: 'eager' | 'defer' | 'only' = 'eager';
+  /**
+   * With 'defer': where the last resetting entry ended (file offset, lines read), and
+   * whether status work was skipped since.
+   */
+  private reset = { end: 0, lines: 0, skipped: false };
   private last: LastEntryFacts = { kind: 'none', pendingTools: [] };
   private substantive = false;
   private readonly inner = new Fields();
@@ -189,7 +203,11 @@ export class ClaudeCodeScanner extends JsonlScanner {
     this.buf = f.buf;
     const type = f.strMemo('type', this.types);
     const ms = this.times.read(f);
-    if (type === 'user' || type === 'assistant' || type === 'system' || type === 'progress') {
+    const statusOnly = this.statusMode === 'only';
+    if (
+      !statusOnly &&
+      (type === 'user' || type === 'assistant' || type === 'system' || type === 'progress')
+    ) {
       this.context(f);
     }
     // In a main file, 1.0.x inline sidechains are a subagent's conversation: their tokens
@@ -203,10 +221,10 @@ export class ClaudeCodeScanner extends JsonlScanner {
         this.user(f, line, forStatus);
         return;
       case 'progress':
-        this.progress(f, line, ms);
+        if (!statusOnly) this.progress(f, line, ms);
         return;
       case 'system':
-        if (forStatus) this.system(f, line);
+        if (forStatus && this.statusNow()) this.system(f, line);
         return;
       case 'summary': {
         const summary = f.str('summary');
@@ -250,6 +268,59 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (f.changed('version', this.raw, 1)) this.version = f.str('version') ?? this.version;
   }
 
+  /** Whether to do an entry's status work now; with 'defer', notes that it was skipped. */
+  private statusNow(): boolean {
+    if (this.statusMode !== 'defer') return true;
+    this.reset.skipped = true;
+    return false;
+  }
+
+  /** An entry that resets the status (see statusReplay) was just read. */
+  private statusReset(): void {
+    if (this.statusMode === 'defer') {
+      this.reset = { end: this.lineEnd, lines: this.lines, skipped: false };
+    }
+  }
+
+  /**
+   * Before a read from the start of the file: status work is left to a second pass over
+   * the file's end. A prompt or an interruption clears the pending tool calls and becomes
+   * the deciding entry, so the status at the end depends only on the entries after the
+   * last of them: most of a long transcript needs none of that work. (On the bench
+   * corpus, status work is about a tenth of a cold scan's time, and the second passes
+   * read 3 MB of its 199 MB.)
+   */
+  override deferStatus(): void {
+    if (this.bytes === 0) this.statusMode = 'defer';
+  }
+
+  /**
+   * After a read with status work deferred: a scanner for the second pass, to be fed the
+   * file from `from` (where the last resetting entry ended) and given to adoptStatus;
+   * undefined when no status work was skipped since. This scanner is eager from now on.
+   */
+  override statusReplay(): StatusReplay | undefined {
+    if (this.statusMode !== 'defer') return undefined;
+    this.statusMode = 'eager';
+    if (!this.reset.skipped) return undefined;
+    const replay = new ClaudeCodeScanner(this.path, { role: this.role });
+    replay.statusMode = 'only';
+    replay.lines = this.reset.lines;
+    replay.bytes = this.reset.end;
+    // As the status stood after the resetting entry: no pending tool calls.
+    replay.last = { ...this.last };
+    replay.times.decidingFrom(this.times);
+    return { from: this.reset.end, scanner: replay };
+  }
+
+  /** The status a second pass (statusReplay) arrived at. */
+  override adoptStatus(replay: JsonlScanner): void {
+    if (!(replay instanceof ClaudeCodeScanner)) return;
+    this.last = replay.last;
+    this.pendingTools = replay.pendingTools;
+    this.times.decidingFrom(replay.times);
+  }
+
   /** The entry that decides the status so far (pending tools are filled in by summary). */
   private setLast(kind: LastEntryKind, line: number): LastEntryFacts {
     this.last = { kind, line, pendingTools: NO_TOOLS };
@@ -269,8 +340,24 @@ export class ClaudeCodeScanner extends JsonlScanner {
     }
     const model = m.strMemo('model', this.models);
     const apiError = f.bool('isApiErrorMessage') || model === SYNTHETIC;
-    // The lines of one response follow each other: when message id and request id are
-    // the bytes of the previous line's, its record is updated without building a key.
+    if (this.statusMode !== 'only') this.response(f, m, model, ms, line);
+    if (!apiError) this.substantive = true;
+    if (!forStatus || !this.statusNow()) return;
+    this.assistantStatus(m, line, apiError);
+  }
+
+  /**
+   * A response's usage, kept per (message id, request id). The lines of one response
+   * follow each other: when message id and request id are the bytes of the previous
+   * line's, its record is updated without building a key.
+   */
+  private response(
+    f: Fields,
+    m: Fields,
+    model: string | undefined,
+    ms: number,
+    line: number,
+  ): void {
     const idChanged = m.changed('id', this.responseIds, 0);
     const requestChanged = f.changed('requestId', this.responseIds, 1);
     const last = this.lastResponse;
@@ -299,8 +386,10 @@ export class ClaudeCodeScanner extends JsonlScanner {
       const rec = this.record(this.usage, id, requestId, usage, line);
       this.lastResponse = id && requestId ? rec : undefined;
     }
-    if (!apiError) this.substantive = true;
-    if (!forStatus) return;
+  }
+
+  /** The status part of an assistant line (see assistant). */
+  private assistantStatus(m: Fields, line: number, apiError: boolean): void {
     const blocks = this.blocks(m);
     const lastBlock = blocks[blocks.length - 1];
     if (apiError) {
@@ -433,10 +522,9 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (!f.has('message')) return;
     // Tool results are most of the bytes; their content is never decoded. The content
     // blocks were found with the line's skim; each is skimmed for its fields.
-    if (this.toolResultBlocks()) {
-      const ids = this.resultIds;
-      this.linkFromToolUseResult(f, ids[0]);
-      if (forStatus) this.toolResults(ids, this.resultError, line);
+    if (this.toolResultBlocks(this.statusMode !== 'defer')) {
+      if (this.statusMode !== 'only') this.linkFromToolUseResult(f);
+      if (forStatus && this.statusNow()) this.toolResults(this.resultIds, this.resultError, line);
       return;
     }
     // Not tool results: a prompt, or harness bookkeeping (meta lines, slash commands).
@@ -451,32 +539,34 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (text.startsWith('[Request interrupted')) {
       this.pendingTools.clear();
       this.setLast('interrupted', line);
+      this.statusReset();
       return;
     }
     this.substantive = true;
     // A new prompt abandons whatever tool calls were still open.
     this.pendingTools.clear();
     this.setLast('user-prompt', line);
+    this.statusReset();
     if (!this.title && text) this.title = cleanTitle(text);
   }
 
   /**
-   * Whether the skimmed message's content has tool_result blocks; their tool_use_ids go to
-   * resultIds and any is_error to resultError.
+   * Whether the skimmed message's content has tool_result blocks; with `ids`, their
+   * tool_use_ids go to resultIds and any is_error to resultError.
    */
-  private toolResultBlocks(): boolean {
+  private toolResultBlocks(ids: boolean): boolean {
     const count = this.contentRanges.length / 2;
     if (!this.msg.ok || count === 0) return false;
-    const ids = this.resultIds;
-    ids.length = 0;
+    this.resultIds.length = 0;
     let found = false;
     this.resultError = false;
     for (let i = 0; i < count; i++) {
       const b = this.blockFields[i]!;
       if (!b.ok || b.strMemo('type', this.blockTypes) !== 'tool_result') continue;
       found = true;
+      if (!ids) break;
       const id = b.str('tool_use_id');
-      if (id) ids.push(id);
+      if (id) this.resultIds.push(id);
       if (b.bool('is_error')) this.resultError = true;
     }
     return found;
@@ -489,7 +579,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
   }
 
   /** A Task result names the subagent it ran (`toolUseResult.agentId`). */
-  private linkFromToolUseResult(f: Fields, toolUseId: string | undefined): void {
+  private linkFromToolUseResult(f: Fields): void {
     // Most results are not a Task's (and are large): the kernel's walk of the line, or
     // else a native search, rules them out.
     const seen = this.agentIdCheck.answer;
@@ -499,7 +589,19 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (seen === undefined && !hasKeyPattern(this.buf, r[0], r[1], AGENT_ID_KEY)) return;
     if (!skimObject(this.buf, r[0], r[1], this.inner)) return;
     const agentId = this.inner.str('agentId');
-    if (agentId) this.link(agentId, toolUseId);
+    if (agentId) this.link(agentId, this.firstToolUseId());
+  }
+
+  /** The tool_use_id of the line's first tool result. */
+  private firstToolUseId(): string | undefined {
+    const count = this.contentRanges.length / 2;
+    for (let i = 0; i < count; i++) {
+      const b = this.blockFields[i]!;
+      if (b.ok && b.strMemo('type', this.blockTypes) === 'tool_result') {
+        return b.str('tool_use_id') || undefined;
+      }
+    }
+    return undefined;
   }
 
   private link(agentId: string, toolUseId: string | undefined): void {

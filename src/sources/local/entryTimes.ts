@@ -52,6 +52,12 @@ export class EntryTimes {
     this.decidingText = this.entryText;
   }
 
+  /** Takes the deciding entry's time from another (a second pass over the file's end). */
+  decidingFrom(other: EntryTimes): void {
+    this.decidingMs = other.decidingMs;
+    this.decidingText = other.decidingText;
+  }
+
   /** A summary's first/last timestamps and its deciding entry's (`last.timestamp`). */
   fill(s: FileSummary): void {
     const first = timeText(this.firstMs, this.firstText);

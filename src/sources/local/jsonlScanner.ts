@@ -28,12 +28,20 @@ interface PrettyBlock {
   depth: { depth: number; inString: boolean };
 }
 
+/** A second pass over a file's end: feed `scanner` the bytes from `from`, then adopt it. */
+export interface StatusReplay {
+  from: number;
+  scanner: JsonlScanner;
+}
+
 export abstract class JsonlScanner {
   readonly path: string;
   /** Physical lines completed so far. */
   lines = 0;
   /** Bytes fed so far (the file offset the next read starts at). */
   bytes = 0;
+  /** The file offset just past the physical line being read (its newline included). */
+  protected lineEnd = 0;
   private pending: Buffer | undefined;
   private pretty: PrettyBlock | undefined;
   private readonly fields = new Fields();
@@ -57,6 +65,20 @@ export abstract class JsonlScanner {
     return false;
   }
 
+  /**
+   * Before a read from the start of the file: a scanner may leave work that only the end
+   * of the file decides to a second pass (see statusReplay). Nothing by default.
+   */
+  deferStatus(): void {}
+
+  /** After such a read: the second pass to make, if any (see ClaudeCodeScanner). */
+  statusReplay(): StatusReplay | undefined {
+    return undefined;
+  }
+
+  /** Takes the result of the second pass. */
+  adoptStatus(_replay: JsonlScanner): void {}
+
   /** One complete entry (a line, or a re-joined pretty-printed block). */
   protected abstract onEntry(f: Fields, line: number): void;
 
@@ -66,6 +88,7 @@ export abstract class JsonlScanner {
    * next feed of any scanner on this thread overwrites: nothing may keep a view of it.
    */
   feed(input: Buffer): void {
+    const base = this.bytes;
     this.bytes += input.length;
     let start = 0;
     if (this.pending) {
@@ -77,6 +100,7 @@ export abstract class JsonlScanner {
       let line: Buffer = Buffer.concat([this.pending, input.subarray(0, nl)]);
       if (kernel) line = kernel.load(line);
       this.pending = undefined;
+      this.lineEnd = base + nl + 1;
       this.physicalLine(line, 0, line.length);
       start = nl + 1;
     }
@@ -87,6 +111,7 @@ export abstract class JsonlScanner {
     for (;;) {
       const nl = k ? k.newline(start, chunk.length) : chunk.indexOf(NEWLINE, start);
       if (nl < 0) break;
+      this.lineEnd = base + nl + 1;
       this.physicalLine(chunk, start, nl);
       start = nl + 1;
     }
@@ -104,6 +129,7 @@ export abstract class JsonlScanner {
     const f = this.fields;
     if (skimObject(tail, 0, tail.length, f, this.nested)) {
       this.pending = undefined;
+      this.lineEnd = this.bytes;
       this.physicalLine(tail, 0, tail.length);
     }
   }

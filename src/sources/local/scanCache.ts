@@ -33,6 +33,8 @@ export interface ScanStats {
   reused: number;
   /** Bytes re-read to check that a grown file still starts as before (not in bytesRead). */
   checkBytes: number;
+  /** Bytes of files' ends read again for their status (see replayStatus; not in bytesRead). */
+  statusBytes: number;
   /** Files read by helpers, threads or processes (also counted in fullScans and bytesRead). */
   workerScans: number;
   /** Helpers started (early or for a scan). */
@@ -100,6 +102,7 @@ export class ScanCache {
     appendScans: 0,
     reused: 0,
     checkBytes: 0,
+    statusBytes: 0,
     workerScans: 0,
     workersStarted: 0,
     helperPeakRssKb: 0,
@@ -300,6 +303,7 @@ export class ScanCache {
         (await this.sameTail(handle, cached));
       const scanner = append ? cached.scanner! : newScanner(file);
       const from = append ? cached.size : 0;
+      if (!append) scanner.deferStatus();
       if (append) this.stats.appendScans++;
       else this.stats.fullScans++;
       entry = {
@@ -323,6 +327,7 @@ export class ScanCache {
         entry.mtimeMs = after.size === entry.size ? after.mtimeMs : file.mtimeMs;
       }
       scanner.finish();
+      await this.replayStatus(handle, scanner, entry.size);
       entry.summary = scanner.summary();
       return entry.summary;
     } catch (error) {
@@ -346,6 +351,34 @@ export class ScanCache {
     } finally {
       await handle?.close().catch(() => undefined);
     }
+  }
+
+  /**
+   * The second pass of a read from the start (JsonlScanner.statusReplay): the file's end
+   * again, from where the last entry that resets the status ended, to `size`.
+   */
+  private async replayStatus(handle: FileHandle, scanner: Scanner, size: number): Promise<void> {
+    const replay = scanner.statusReplay();
+    if (!replay) return;
+    const buf = this.buffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
+    try {
+      for (let position = replay.from; position < size;) {
+        const { bytesRead } = await handle.read(
+          buf,
+          0,
+          Math.min(buf.length, size - position),
+          position,
+        );
+        if (bytesRead === 0) break;
+        this.stats.statusBytes += bytesRead;
+        position += bytesRead;
+        replay.scanner.feed(buf.subarray(0, bytesRead));
+      }
+    } finally {
+      this.buffers.push(buf);
+    }
+    replay.scanner.finish();
+    scanner.adoptStatus(replay.scanner);
   }
 
   /** Whether the bytes before the cached end are still the ones read last time. */
