@@ -56,11 +56,6 @@ if (helpers !== 'threads' && helpers !== 'processes') {
   process.exit(2);
 }
 
-// This process lives for one scan: it takes the V8 flags of the extension's helper
-// processes (V8's optimising tier costs more to compile than it saves in that time; see
-// parallelScan.ts). Set before any hot code runs; worker threads share them.
-for (const flag of SCAN_PROCESS_FLAGS) setFlagsFromString(flag);
-
 /**
  * The scan worker for cold scans in parallel: dist/scanWorker.cjs next to the bundled CLI
  * (dist/cli/usage-report.mjs); unbundled, the TypeScript source.
@@ -77,6 +72,16 @@ const index = new LocalIndex({
   scanHelpers: helpers,
   ...(args['claude-dir'] ? { claudeConfigDirs: args['claude-dir'] } : {}),
   ...(args['codex-home'] ? { codexHome: args['codex-home'] } : {}),
+});
+// This process lives for one scan: it takes the V8 flags of the extension's helper
+// processes (V8's optimising tier costs more to compile than it saves in that time; see
+// parallelScan.ts), which its worker threads share. Set once the scan's threads have
+// started (Node's built-in code cache, which speeds a thread's start-up, is only used
+// under the default flags: a thread started after the change took ~45 ms longer) and
+// before the hot code has run long.
+index.cache.startWorkers();
+void index.cache.helpersOnline().then(() => {
+  for (const flag of SCAN_PROCESS_FLAGS) setFlagsFromString(flag);
 });
 const scanStarted = performance.now();
 const report = await scanUsage({ index, dayOf });

@@ -184,6 +184,9 @@ interface HelperEnd {
  */
 export class ScanWorker {
   private readonly end: HelperEnd;
+  /** Settles once the helper runs its own code (or failed to start). */
+  readonly online: Promise<void>;
+  private markOnline: () => void = () => undefined;
   private ready = false;
   private done = false;
   private failure: Error | undefined;
@@ -200,11 +203,13 @@ export class ScanWorker {
     | undefined;
 
   constructor(script: string | URL, helpers: ScanHelpers = 'threads') {
+    this.online = new Promise((resolve) => (this.markOnline = resolve));
     this.end = helpers === 'processes' ? this.startProcess(script) : this.startThread(script);
   }
 
   private startThread(script: string | URL): HelperEnd {
     const worker = new Worker(script);
+    worker.once('online', () => this.markOnline());
     worker.on('message', (message: FromWorker) => this.onMessage(message));
     worker.once('error', (error) => this.fail(error));
     worker.once('exit', (code) => this.fail(new Error(`the scan worker exited with code ${code}`)));
@@ -232,6 +237,7 @@ export class ScanWorker {
     child.stderr?.setEncoding('utf8').on('data', (text: string) => {
       stderr = (stderr + text).slice(-2000);
     });
+    child.once('spawn', () => this.markOnline());
     child.on('message', (message) => this.onMessage(message as FromWorker));
     child.once('error', (error) => this.fail(error));
     child.once('exit', (code, signal) => {
@@ -296,6 +302,7 @@ export class ScanWorker {
   }
 
   private fail(error: Error): void {
+    this.markOnline();
     if (this.done) return;
     this.done = true;
     this.failure = error;

@@ -205,6 +205,14 @@ export class ScanCache {
     for (let i = 0; i < workers; i++) this.started.push(this.newWorker(script));
   }
 
+  /**
+   * Settles when the helpers startWorkers started are running their own code (or failed
+   * to): a thread's start-up no longer depends on this process's V8 flags from then on.
+   */
+  helpersOnline(): Promise<void> {
+    return Promise.all(this.started.map((w) => w.online)).then(() => undefined);
+  }
+
   private workers(): number {
     return this.options.workers ?? workerCount(this.options.helpers);
   }
