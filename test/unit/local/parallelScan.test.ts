@@ -139,6 +139,7 @@ describe('parallel cold scan', () => {
         helpWorkers: false,
       });
       early.startWorkers();
+      await early.helpersOnline(); // settles once the worker runs (the CLI then sets V8 flags)
       assert.deepEqual(await early.scanAll(files), expected);
       assert.ok(early.stats.workerScans > 0, 'the early worker scanned');
 
@@ -241,6 +242,8 @@ describe('parallel cold scan', () => {
             helpWorkers: false,
           });
         const broken = withHelper(join(dir, 'no-such-worker.cjs'));
+        broken.startWorkers();
+        await broken.helpersOnline(); // settles for a helper that fails too
         assert.deepEqual(await broken.scanAll(files), expected);
         assert.equal(broken.stats.workerScans, 0);
 
