@@ -369,6 +369,7 @@ describe('facts from Codex lines', () => {
   test('a pending call, with or without escalation; its output resolves it', () => {
     let f = scanCodex(jsonl(codexMeta(), turnContext('gpt-5'), call(true))).last;
     assert.equal(f.kind, 'tool-call');
+    assert.deepEqual(f.pendingTools, ['shell']);
     assert.equal(f.escalation, true);
     assert.equal(f.approvalPolicy, 'on-request');
     f = scanCodex(jsonl(codexMeta(), turnContext('gpt-5'), call(false))).last;
