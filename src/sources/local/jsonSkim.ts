@@ -137,8 +137,11 @@ export class Fields {
    */
   private index(key: string): number {
     const at = this.at;
+    const n = key.length;
     for (let p = this.base + (this.size - 1) * 4; p >= this.base; p -= 4) {
-      if (keyIs(this.buf, at[p]!, at[p + 1]!, key)) return p;
+      // Lengths first, here: most keys differ in length, and a call per key costs more.
+      const ks = at[p]!;
+      if (at[p + 1]! - ks === n && keyIs(this.buf, ks, ks + n, key)) return p;
     }
     return -1;
   }
