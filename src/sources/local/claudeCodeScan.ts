@@ -418,7 +418,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (!r) return out;
     // Plain string content (older writers): one text block.
     if (this.buf[r[0]] === 0x22) return [{ type: 'text', text: m.str('content') ?? '' }];
-    const count = this.contentRanges.length / 2;
+    const count = this.nested!.elementCount ?? 0;
     for (let i = 0; i < count; i++) {
       const b = this.blockFields[i]!;
       if (!b.ok) continue;
@@ -555,7 +555,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
    * tool_use_ids go to resultIds and any is_error to resultError.
    */
   private toolResultBlocks(ids: boolean): boolean {
-    const count = this.contentRanges.length / 2;
+    const count = this.nested!.elementCount ?? 0;
     if (!this.msg.ok || count === 0) return false;
     this.resultIds.length = 0;
     let found = false;
@@ -594,7 +594,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
 
   /** The tool_use_id of the line's first tool result. */
   private firstToolUseId(): string | undefined {
-    const count = this.contentRanges.length / 2;
+    const count = this.nested!.elementCount ?? 0;
     for (let i = 0; i < count; i++) {
       const b = this.blockFields[i]!;
       if (b.ok && b.strMemo('type', this.blockTypes) === 'tool_result') {

@@ -493,9 +493,15 @@ export interface Nested {
   key: string;
   out: Fields;
   nested?: Nested;
-  /** An array field of `out` whose element ranges are collected (start, end pairs). */
+  /**
+   * An array field of `out` whose element ranges are collected (start, end pairs) into
+   * `elements`, written in place: the first `elementCount` pairs are this line's, the
+   * rest stale. (Emptying the array instead made V8 drop its storage and allocate it
+   * again for every line.)
+   */
   elementsOf?: string;
   elements?: number[];
+  elementCount?: number;
   /**
    * With `elements`: the fields of each element, skimmed in the same walk (`ok` false for
    * an element that is not an object). Grown as needed; entries past the element count
@@ -567,7 +573,7 @@ export function skimObject(
 function resetNested(buf: Buffer, nested: Nested | undefined): void {
   for (let n = nested; n; n = n.nested) {
     n.out.reset(buf, 0, 0);
-    if (n.elements) n.elements.length = 0;
+    if (n.elements) n.elementCount = 0;
     if (n.counts) n.counts.read = n.counts.inner = false;
     if (n.keyCheck) n.keyCheck.answer = undefined;
   }
@@ -622,7 +628,8 @@ function kernelSkim(
     if (elements && k.elementCount >= 0) {
       const pairs = k.elementCount * 2;
       const r = k.results;
-      for (let i = 0; i < pairs; i++) elements.push(r[ELEMENT_RESULTS + i]!);
+      for (let i = 0; i < pairs; i++) elements[i] = r[ELEMENT_RESULTS + i]!;
+      nested.elementCount = k.elementCount;
       const fields = nested.elementFields;
       if (fields) {
         for (let e = 0; e < k.elementCount; e++) {
@@ -694,16 +701,19 @@ const scratchFields = new Fields();
  */
 function elementsEnd(buf: Buffer, start: number, end: number, self: Nested): number {
   const collected = self.elements!;
-  collected.length = 0; // a repeated key: the last one wins, as in JSON.parse
+  self.elementCount = 0; // a repeated key: the last one wins, as in JSON.parse
   const fieldsOfNext = () =>
-    self.elementFields ? elementFieldsAt(self.elementFields, collected.length / 2) : scratchFields;
+    self.elementFields ? elementFieldsAt(self.elementFields, self.elementCount!) : scratchFields;
   return arrayEnd(
     buf,
     start,
     end,
     (s, e) => {
       if (buf[s] !== OPEN_BRACE) fieldsOfNext().reset(buf, s, e);
-      collected.push(s, e);
+      const n = self.elementCount!;
+      collected[n * 2] = s;
+      collected[n * 2 + 1] = e;
+      self.elementCount = n + 1;
     },
     (s) => skimAt(buf, s, end, fieldsOfNext(), undefined),
   );

@@ -109,7 +109,7 @@ describe('skimObject', () => {
     assert.ok(skimObject(whole, 0, whole.length, f, m));
     assert.equal(f.num('a'), 2);
     const parts: string[] = [];
-    for (let i = 0; i < m.elements!.length; i += 2) {
+    for (let i = 0; i < m.elementCount! * 2; i += 2) {
       parts.push(whole.toString('utf8', m.elements![i], m.elements![i + 1]));
     }
     assert.deepEqual(parts, ['1', '{"c":"]"}', '"x"']);
@@ -120,5 +120,14 @@ describe('skimObject', () => {
     assert.equal(m.elementFields![1]!.str('c'), ']');
     assert.equal(f.num('m'), undefined, 'not a number');
     assert.equal(m.out.str('b'), undefined, 'not a string');
+
+    // The same Nested for the next line: its own elements count, not the last line's.
+    const next = Buffer.from('{"m":{"b":[{"c":"y"}]}}');
+    assert.ok(skimObject(next, 0, next.length, f, m));
+    assert.equal(m.elementCount, 1);
+    assert.equal(m.elementFields![0]!.str('c'), 'y');
+    const none = Buffer.from('{"m":{}}');
+    assert.ok(skimObject(none, 0, none.length, f, m));
+    assert.equal(m.elementCount, 0, 'no array: no elements');
   });
 });

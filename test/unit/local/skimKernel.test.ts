@@ -63,9 +63,9 @@ function skim(text: string, inKernel: boolean): Outcome {
     end: out.end,
     nestedOk: nested.out.ok,
     nested: nested.out.ok ? [...nested.out.quads(), nested.out.start, nested.out.end] : [],
-    elements: [...nested.elements!],
+    elements: nested.elements!.slice(0, nested.elementCount! * 2),
     elementFields: nested
-      .elementFields!.slice(0, nested.elements!.length / 2)
+      .elementFields!.slice(0, nested.elementCount!)
       .map((f) => (f.ok ? [...f.quads(), f.start, f.end] : [])),
   };
 }
