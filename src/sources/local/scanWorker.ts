@@ -24,10 +24,12 @@ interface Port {
 function processPort(): Port | undefined {
   const send = process.send?.bind(process);
   if (!send) return undefined;
+  // The main process stopped this one or went away (the extension host quit mid-scan):
+  // nothing more to send to, nothing to finish.
+  process.once('disconnect', () => process.exit(0));
   return {
     postMessage: (message) => void send(message),
     on: (event, listener) => void process.on(event, listener),
-    // Without the channel nothing keeps the process alive: it exits once idle.
     close: () => process.disconnect(),
   };
 }

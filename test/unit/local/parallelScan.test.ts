@@ -7,10 +7,12 @@ import assert from 'node:assert/strict';
 import { appendFile, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { discoverLocalFiles, type DiscoveredFile } from '../../../src/sources/local/discovery.ts';
 import { packUsage, unpackUsage } from '../../../src/sources/local/packedUsage.ts';
-import { splitForThreads } from '../../../src/sources/local/parallelScan.ts';
+import { splitForThreads, type ToWorker } from '../../../src/sources/local/parallelScan.ts';
 import { ScanCache } from '../../../src/sources/local/scanCache.ts';
 import type { UsageRecord } from '../../../src/sources/local/types.ts';
 import { writeLocalCorpus, type LocalCorpus } from '../../support/localCorpus.ts';
@@ -267,6 +269,17 @@ describe('parallel cold scan', () => {
       });
     });
   }
+
+  test('a helper process exits when its main process goes away, even mid-scan', async () => {
+    await inCorpus({ claudeSessions: 3, codexSessions: 1 }, async ({ files }) => {
+      const child = fork(fileURLToPath(WORKER), [], { serialization: 'advanced', stdio: 'ignore' });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      await new Promise((resolve) => child.once('message', resolve)); // ready
+      child.send({ type: 'scan', files } satisfies ToWorker);
+      child.disconnect();
+      assert.equal(await exited, 0);
+    });
+  });
 
   test('split: the largest and recently written files stay here, the rest wait in a queue', () => {
     const now = Date.parse('2026-12-01T12:00:00Z');
