@@ -34,6 +34,8 @@ export interface LocalIndexOptions extends LocalRootsOptions {
   scanWorker?: string | URL;
   /** Whether the scan workers are threads or processes (see ScanCacheOptions). */
   scanHelpers?: ScanHelpers;
+  /** A scan helper failed (its files were read on this thread instead). */
+  onScanHelperFailure?: (error: Error) => void;
 }
 
 export interface LocalSnapshot {
@@ -69,7 +71,13 @@ export class LocalIndex {
       options.cache ??
       new ScanCache(
         options.scanWorker
-          ? { scanWorker: options.scanWorker, helpers: options.scanHelpers ?? 'threads' }
+          ? {
+              scanWorker: options.scanWorker,
+              helpers: options.scanHelpers ?? 'threads',
+              ...(options.onScanHelperFailure
+                ? { onHelperFailure: options.onScanHelperFailure }
+                : {}),
+            }
           : {},
       );
     this.pricing = new Pricing(options.priceOverrides);

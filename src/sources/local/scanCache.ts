@@ -54,6 +54,8 @@ export interface ScanCacheOptions {
   scanWorker?: string | URL;
   /** Whether helpers are worker threads (default) or child processes (see ScanHelpers). */
   helpers?: ScanHelpers;
+  /** A helper failed: the files it had not sent back are read on this thread instead. */
+  onHelperFailure?: (error: Error) => void;
   /** Helpers besides this thread (default: see workerCount). */
   workers?: number;
   /** Bytes of unknown files below which no worker is started (default PARALLEL_MIN_BYTES). */
@@ -176,7 +178,7 @@ export class ScanCache {
           peaks[i] = peakRssKb;
           for (const f of scanned) done.set(f.path, this.adopt(f));
         })
-        .catch(() => undefined),
+        .catch((error: Error) => this.options.onHelperFailure?.(error)),
     );
     const scanHere = async (f: DiscoveredFile) => done.set(f.path, await this.scan(f));
     await mapLimited(here, CONCURRENCY, scanHere);

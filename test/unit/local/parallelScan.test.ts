@@ -235,6 +235,7 @@ describe('parallel cold scan', () => {
     test(`a helper (${helpers}) that cannot start, or fails, leaves its files to this thread`, async () => {
       await inCorpus({ claudeSessions: 3, codexSessions: 2 }, async ({ files, dir }) => {
         const expected = await new ScanCache().scanAll(files);
+        const failures: Error[] = [];
         const withHelper = (scanWorker: string) =>
           new ScanCache({
             scanWorker,
@@ -242,6 +243,7 @@ describe('parallel cold scan', () => {
             workers: 1,
             parallelMinBytes: 0,
             helpWorkers: false,
+            onHelperFailure: (error) => failures.push(error),
           });
         const broken = withHelper(join(dir, 'no-such-worker.cjs'));
         broken.startWorkers();
@@ -266,6 +268,10 @@ describe('parallel cold scan', () => {
         assert.deepEqual(await crashed.scanAll(files), expected);
         assert.equal(crashed.stats.workerScans, 0);
         assert.equal(crashed.stats.fullScans, files.length);
+        // Each failure is reported, saying what happened.
+        assert.equal(failures.length, 2);
+        if (helpers === 'processes') assert.match(failures[1]!.message, /exited with code 3/);
+        else assert.match(failures[1]!.message, /boom/);
       });
     });
   }
