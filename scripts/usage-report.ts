@@ -11,9 +11,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
 import { LocalIndex } from '../src/sources/local/localIndex.ts';
-import { SCAN_PROCESS_FLAGS } from '../src/sources/local/parallelScan.ts';
+import { useScanProcessFlags } from '../src/sources/local/parallelScan.ts';
 import {
   localDay,
   scanUsage,
@@ -80,9 +79,7 @@ const index = new LocalIndex({
 // under the default flags: a thread started after the change took ~45 ms longer) and
 // before the hot code has run long.
 index.cache.startWorkers();
-void index.cache.helpersOnline().then(() => {
-  for (const flag of SCAN_PROCESS_FLAGS) setFlagsFromString(flag);
-});
+void index.cache.helpersOnline().then(useScanProcessFlags);
 const scanStarted = performance.now();
 const report = await scanUsage({ index, dayOf });
 const scanMs = performance.now() - scanStarted;

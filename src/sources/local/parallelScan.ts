@@ -5,7 +5,7 @@
  * in one queue, largest first, that the helpers (scanWorker.ts, each with its own
  * ScanCache) take from until it is empty. Helpers are worker threads, with the main
  * thread scanning too (and keeping the largest file), or child processes with V8 flags
- * of their own (SCAN_PROCESS_FLAGS), one per core. A fixed split would leave one helper
+ * of their own (useScanProcessFlags), one per core. A fixed split would leave one helper
  * idle at the end (bytes cost different amounts of work, and a helper starts late); with
  * the queue they finish within one small file of each other. Helpers return each file's
  * summary and what the cache needs to recognise the file next time, but not the parser
@@ -14,6 +14,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { DiscoveredFile } from './discovery.ts';
 import type { PackedUsage } from './packedUsage.ts';
@@ -58,20 +59,26 @@ const MIN_BATCH_BYTES = 256 << 10;
 
 /**
  * Where helpers run. `threads`: worker threads of this process, which also scans. With
- * `processes`: child processes with V8's optimising tier off (SCAN_PROCESS_FLAGS), one per
+ * `processes`: child processes with V8's optimising tier off (useScanProcessFlags), one per
  * core, while this thread scans only the files likely to grow; for a host whose V8 flags
  * are not this code's to choose (the VS Code extension host).
  */
 export type ScanHelpers = 'threads' | 'processes';
 
+const SCAN_PROCESS_FLAGS = ['--no-turbofan'];
+
 /**
- * V8 flags of a scan process. A cold scan is a burst of about a second: V8's top tier
- * (TurboFan) compiles the hot scanning code once per thread, and the compiles cost more
- * than the faster code saves in that time. Measured on the bench corpus, with both
+ * Sets the V8 flags of a scan process. A cold scan is a burst of about a second: V8's top
+ * tier (TurboFan) compiles the hot scanning code once per thread, and the compiles cost
+ * more than the faster code saves in that time. Measured on the bench corpus, with both
  * threads' code left to Maglev, the next tier down: a fifth less CPU, a tenth less wall
  * time (see the README). A process of its own can choose so; the extension host cannot.
+ * Called once the process (and its worker threads) have started: Node's built-in code
+ * cache, which speeds start-up, is only used under the default flags.
  */
-export const SCAN_PROCESS_FLAGS = ['--no-turbofan'];
+export function useScanProcessFlags(): void {
+  for (const flag of SCAN_PROCESS_FLAGS) setFlagsFromString(flag);
+}
 
 /**
  * Helpers besides this thread: threads, one less than the cores (none on one core); or
@@ -220,13 +227,15 @@ export class ScanWorker {
   }
 
   private startProcess(script: string | URL): HelperEnd {
-    // The host's own runtime: Node, or Electron run as Node (the VS Code extension host).
-    // Structured clone over the channel, like a worker's messages.
+    // The host's own runtime: Node, or Electron run as Node (the VS Code extension host),
+    // without the host's runtime options (an inspector port, say). It sets its V8 flags
+    // itself once started (see scanWorker.ts). Structured clone over the channel, like a
+    // worker's messages.
     const child: ChildProcess = fork(
       typeof script === 'string' ? script : fileURLToPath(script),
       [],
       {
-        execArgv: SCAN_PROCESS_FLAGS,
+        execArgv: [],
         serialization: 'advanced',
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },

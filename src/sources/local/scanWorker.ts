@@ -7,7 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import { mapLimited } from '../../util/mapLimited.ts';
 import type { DiscoveredFile } from './discovery.ts';
-import type { FromWorker, ToWorker } from './parallelScan.ts';
+import { useScanProcessFlags, type FromWorker, type ToWorker } from './parallelScan.ts';
 import { packUsage } from './packedUsage.ts';
 import { ScanCache } from './scanCache.ts';
 
@@ -35,6 +35,8 @@ function processPort(): Port | undefined {
 }
 
 const port: Port | undefined = parentPort ?? processPort();
+// A helper process's V8 flags are its own (a thread shares its process's).
+if (port && !parentPort) useScanProcessFlags();
 if (port) {
   const cache = new ScanCache();
   // Batches arrive ahead of time (so this thread never waits for the next one) and are
