@@ -268,6 +268,11 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (f.changed('version', this.raw, 1)) this.version = f.str('version') ?? this.version;
   }
 
+  /** Content blocks of the current line's message (their fields are in blockFields). */
+  private blockCount(): number {
+    return this.nested?.elementCount ?? 0;
+  }
+
   /** Whether to do an entry's status work now; with 'defer', notes that it was skipped. */
   private statusNow(): boolean {
     if (this.statusMode !== 'defer') return true;
@@ -418,7 +423,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (!r) return out;
     // Plain string content (older writers): one text block.
     if (this.buf[r[0]] === 0x22) return [{ type: 'text', text: m.str('content') ?? '' }];
-    const count = this.nested!.elementCount ?? 0;
+    const count = this.blockCount();
     for (let i = 0; i < count; i++) {
       const b = this.blockFields[i]!;
       if (!b.ok) continue;
@@ -555,7 +560,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
    * tool_use_ids go to resultIds and any is_error to resultError.
    */
   private toolResultBlocks(ids: boolean): boolean {
-    const count = this.nested!.elementCount ?? 0;
+    const count = this.blockCount();
     if (!this.msg.ok || count === 0) return false;
     this.resultIds.length = 0;
     let found = false;
@@ -589,19 +594,8 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (seen === undefined && !hasKeyPattern(this.buf, r[0], r[1], AGENT_ID_KEY)) return;
     if (!skimObject(this.buf, r[0], r[1], this.inner)) return;
     const agentId = this.inner.str('agentId');
-    if (agentId) this.link(agentId, this.firstToolUseId());
-  }
-
-  /** The tool_use_id of the line's first tool result. */
-  private firstToolUseId(): string | undefined {
-    const count = this.nested!.elementCount ?? 0;
-    for (let i = 0; i < count; i++) {
-      const b = this.blockFields[i]!;
-      if (b.ok && b.strMemo('type', this.blockTypes) === 'tool_result') {
-        return b.str('tool_use_id') || undefined;
-      }
-    }
-    return undefined;
+    // The ids, if this read skipped them (a rare line: a Task's result).
+    if (agentId && this.toolResultBlocks(true)) this.link(agentId, this.resultIds[0]);
   }
 
   private link(agentId: string, toolUseId: string | undefined): void {
