@@ -4,6 +4,7 @@
  * copies counted once, Codex cumulative totals as deltas (duplicates and null info).
  */
 import assert from 'node:assert/strict';
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LocalIndex } from '../../../src/sources/local/localIndex.ts';
@@ -222,6 +223,33 @@ describe('Claude Code: subagents and copies across files', () => {
       assert.equal(report.totals.responses, 4);
     } finally {
       await t.cleanup();
+    }
+  });
+
+  test("a Task result links its subagent with the tool call's id, on a first read and on an append", async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const parent = join(dir, 'claude', 'projects', '-p', 'S1.jsonl');
+      const result = (agent: string, seconds: number) =>
+        toolResult(`toolu_${agent}`, seconds, false, {
+          toolUseResult: { status: 'completed', agentId: agent },
+        });
+      await writeAt(parent, jsonl(prompt('Explain'), result('a1', 10)));
+      const index = new LocalIndex({
+        claudeConfigDirs: [join(dir, 'claude')],
+        codexHome: join(dir, 'none'),
+      });
+      const links = async () =>
+        (await index.refresh()).sessions.find((s) => s.path === parent)!.file.subagents;
+      assert.deepEqual(await links(), [{ agentId: 'a1', toolUseId: 'toolu_a1' }]);
+      await appendFile(parent, jsonl(result('a2', 20)));
+      index.noteChanges([parent], 'changed');
+      assert.deepEqual(await links(), [
+        { agentId: 'a1', toolUseId: 'toolu_a1' },
+        { agentId: 'a2', toolUseId: 'toolu_a2' },
+      ]);
+    } finally {
+      await cleanup();
     }
   });
 
