@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import type { SessionSummary } from '../../domain/session.ts';
 import type { DiscoveredFile } from './discovery.ts';
 import { deriveLocalStatus, type StatusThresholds } from './localStatus.ts';
-import { mergeUsage } from './mergeUsage.ts';
+import { copyUsage, mergeUsage } from './usageRecord.ts';
 import type { Pricing } from './pricing.ts';
 import type { SubagentMeta } from './scanCache.ts';
 import { baseName, cleanTitle } from './text.ts';
@@ -152,7 +152,7 @@ function assignUsage(sessions: LocalSession[]): void {
       return;
     }
     if (!copied[i]) {
-      recs[i] = { ...recs[i]! };
+      recs[i] = copyUsage(recs[i]!);
       copied[i] = true;
     }
     mergeUsage(recs[i]!, r);

@@ -20,10 +20,9 @@ import {
 } from './jsonSkim.ts';
 import { JsonlScanner, type StatusReplay } from './jsonlScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
-import { mergeUsage } from './mergeUsage.ts';
+import { mergeUsage, usageRecord } from './usageRecord.ts';
 import { asksUser, cleanTitle, count, firstText } from './text.ts';
 import type {
-  CopyRecord,
   FileSummary,
   LastEntryFacts,
   LastEntryKind,
@@ -115,7 +114,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private readonly modelOrder: string[] = [];
   private readonly modelCounts = new Map<string, number>();
   private readonly usage = new Map<string, UsageRecord>();
-  private readonly copies = new Map<string, CopyRecord>();
+  private readonly copies = new Map<string, UsageRecord>();
   private readonly links = new Map<string, SubagentLink>();
   /** Tool calls without a result: id → tool name. */
   private pendingTools = new Map<string, string>();
@@ -628,7 +627,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
       inner.requestId,
       this.usageRecord(copy.model, copy.usage, Number.isFinite(innerMs) ? innerMs : ms),
       line,
-    ) as CopyRecord | undefined;
+    );
     if (rec && agentId) rec.agentId ??= agentId;
   }
 
@@ -699,14 +698,14 @@ function usageRecordOf(
   cacheWrite: unknown,
   cacheWrite1h: unknown,
 ): UsageRecord {
-  return {
-    model: typeof model === 'string' && model && model !== SYNTHETIC ? model : undefined,
+  return usageRecord(
+    typeof model === 'string' && model && model !== SYNTHETIC ? model : undefined,
     ms,
-    input: count(input),
-    output: count(output),
-    cacheRead: count(cacheRead),
-    cacheWrite: count(cacheWrite),
-    cacheWrite1h: count(cacheWrite1h),
-    reasoning: 0,
-  };
+    count(input),
+    count(output),
+    count(cacheRead),
+    count(cacheWrite),
+    count(cacheWrite1h),
+    0,
+  );
 }

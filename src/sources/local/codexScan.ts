@@ -19,6 +19,7 @@ import { JsonlScanner } from './jsonlScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
 import { asksUser, cleanTitle, count, firstText, repositoryFromRemote } from './text.ts';
 import type { FileSummary, LastEntryFacts, LastEntryKind, UsageRecord } from './types.ts';
+import { usageRecord } from './usageRecord.ts';
 
 const KNOWN_TYPES = new Set([
   'session_meta',
@@ -348,16 +349,19 @@ export class CodexScanner extends JsonlScanner {
       );
     }
     this.prevTotal = cur;
-    this.usage.set(String(line), {
-      model: this.model,
-      ms,
-      input: Math.max(0, d.input - d.cached),
-      output: d.output,
-      cacheRead: d.cached,
-      cacheWrite: 0,
-      cacheWrite1h: 0,
-      reasoning: d.reasoning,
-    });
+    this.usage.set(
+      String(line),
+      usageRecord(
+        this.model,
+        ms,
+        Math.max(0, d.input - d.cached),
+        d.output,
+        d.cached,
+        0,
+        0,
+        d.reasoning,
+      ),
+    );
     if (this.model) this.modelCounts.set(this.model, (this.modelCounts.get(this.model) ?? 0) + 1);
   }
 

@@ -5,7 +5,8 @@
  * 108–131 ms to deserialize, against 4–7 ms to deserialize the packed form plus 19–63 ms
  * to turn it back into records.
  */
-import type { CopyRecord } from './types.ts';
+import type { UsageRecord } from './types.ts';
+import { usageRecord } from './usageRecord.ts';
 
 /** The numbers of one record, in this order. */
 const NUMBERS = 7;
@@ -24,7 +25,7 @@ export interface PackedUsage {
   agentIds?: (string | null)[];
 }
 
-export function packUsage(records: ReadonlyMap<string, CopyRecord>): PackedUsage {
+export function packUsage(records: ReadonlyMap<string, UsageRecord>): PackedUsage {
   const n = records.size;
   const keys: string[] = [];
   const keyEnds = new Uint32Array(n);
@@ -64,27 +65,26 @@ export function packUsage(records: ReadonlyMap<string, CopyRecord>): PackedUsage
   return packed;
 }
 
-export function unpackUsage(packed: PackedUsage): Map<string, CopyRecord> {
+export function unpackUsage(packed: PackedUsage): Map<string, UsageRecord> {
   const { keys, keyEnds, models, model, numbers, agentIds } = packed;
-  const out = new Map<string, CopyRecord>();
+  const out = new Map<string, UsageRecord>();
   let start = 0;
   for (let i = 0; i < keyEnds.length; i++) {
     const end = keyEnds[i]!;
     const o = i * NUMBERS;
     const m = model[i]!;
-    // Same property order as the scanners' records (one object shape for V8).
-    const r: CopyRecord = {
-      model: m === 0 ? undefined : models[m],
-      ms: numbers[o]!,
-      input: numbers[o + 1]!,
-      output: numbers[o + 2]!,
-      cacheRead: numbers[o + 3]!,
-      cacheWrite: numbers[o + 4]!,
-      cacheWrite1h: numbers[o + 5]!,
-      reasoning: numbers[o + 6]!,
-    };
     const agentId = agentIds?.[i];
-    if (typeof agentId === 'string') r.agentId = agentId;
+    const r = usageRecord(
+      m === 0 ? undefined : models[m],
+      numbers[o]!,
+      numbers[o + 1]!,
+      numbers[o + 2]!,
+      numbers[o + 3]!,
+      numbers[o + 4]!,
+      numbers[o + 5]!,
+      numbers[o + 6]!,
+      typeof agentId === 'string' ? agentId : undefined,
+    );
     out.set(keys.slice(start, end), r);
     start = end;
   }

@@ -27,10 +27,9 @@ export interface UsageRecord {
   /** The part of `cacheWrite` written with the 1 hour TTL (priced higher). */
   cacheWrite1h: number;
   reasoning: number;
+  /** An agent_progress copy of a subagent's response: the subagent, when it is named. */
+  agentId?: string;
 }
-
-/** An agent_progress copy of a subagent's response, with the subagent when it is named. */
-export type CopyRecord = UsageRecord & { agentId?: string };
 
 /** What the last meaningful entry of a transcript says, for the derived status. */
 export type LastEntryKind =
@@ -116,7 +115,7 @@ export interface FileSummary {
    */
   usage: ReadonlyMap<string, UsageRecord>;
   /** Claude Code: agent_progress copies of subagent responses, by the same key. */
-  copies: ReadonlyMap<string, CopyRecord>;
+  copies: ReadonlyMap<string, UsageRecord>;
   subagents: SubagentLink[];
   last: LastEntryFacts;
   /** Has at least one user prompt or model response (the `substantive` filter). */

@@ -15,6 +15,7 @@ import { packUsage, unpackUsage } from '../../../src/sources/local/packedUsage.t
 import { splitForThreads, type ToWorker } from '../../../src/sources/local/parallelScan.ts';
 import { ScanCache } from '../../../src/sources/local/scanCache.ts';
 import type { UsageRecord } from '../../../src/sources/local/types.ts';
+import { usageRecord } from '../../../src/sources/local/usageRecord.ts';
 import { writeLocalCorpus, type LocalCorpus } from '../../support/localCorpus.ts';
 import { assistant, usage } from './fixtures.ts';
 
@@ -389,23 +390,15 @@ describe('parallel cold scan', () => {
 });
 
 describe('packed usage (what a worker posts back)', () => {
-  const record = (model: string | undefined, ms: number, n: number): UsageRecord => ({
-    model,
-    ms,
-    input: n,
-    output: n + 1,
-    cacheRead: n + 2,
-    cacheWrite: n + 3,
-    cacheWrite1h: n + 4,
-    reasoning: n + 5,
-  });
+  const record = (model: string | undefined, ms: number, n: number, agentId?: string) =>
+    usageRecord(model, ms, n, n + 1, n + 2, n + 3, n + 4, n + 5, agentId);
 
   test('unpacks to the same records, keys and order, through a structured clone', () => {
-    const usage = new Map<string, UsageRecord & { agentId?: string }>([
+    const usage = new Map<string, UsageRecord>([
       ['msg_1:req_1', record('claude-opus-4-5', 1_764_590_400_000, 10)],
       ['msg_2:req_é☃', record(undefined, NaN, 0)],
       ['', record('', 1, 2)],
-      ['msg_3', { ...record('claude-opus-4-5', 2, 3), agentId: 'a1' }],
+      ['msg_3', record('claude-opus-4-5', 2, 3, 'a1')],
       ['12', record('gpt-5-codex', 3, 2 ** 40)],
     ]);
     const packed = structuredClone(packUsage(usage));
