@@ -209,33 +209,47 @@ function finish(s: LocalSession, input: AggregateInput): void {
 
 /**
  * Token sums and cost of every session; without token information they stay unknown
- * (absent). One loop over all sessions' records, not a call per session: this code runs
- * once per listing, and V8 optimises one long loop while it runs (on-stack replacement)
- * but leaves a short loop run by many calls interpreted (measured on a cold scan of the
- * bench corpus: about half the time).
+ * (absent). One flat loop over all sessions' records. This code runs once per listing, so
+ * V8 optimises it while it runs (on-stack replacement), from its hottest loop: a loop per
+ * session inside a loop over sessions would be compiled for the inner loop alone, and that
+ * code thrown away at each exit from it (measured on a cold scan of the bench corpus
+ * without TurboFan: 83 deoptimisations, about 50 ms for 48,000 records).
  */
 function addTokens(sessions: readonly LocalSession[], pricing: Pricing): void {
-  for (const s of sessions) {
-    if (s.noTokenInfo && s.records.length === 0) continue;
-    const sum = s.summary;
-    let input = 0;
-    let output = 0;
-    let cacheRead = 0;
-    let cacheWrite = 0;
-    let cost: number | undefined = 0;
-    for (const r of s.records) {
+  const counted = sessions.filter((s) => !s.noTokenInfo || s.records.length > 0);
+  let next = 0;
+  let records: readonly UsageRecord[] = [];
+  let i = 0;
+  let input = 0;
+  let output = 0;
+  let cacheRead = 0;
+  let cacheWrite = 0;
+  let cost: number | undefined = 0;
+  for (;;) {
+    if (i < records.length) {
+      const r = records[i++]!;
       input += r.input;
       output += r.output;
       cacheRead += r.cacheRead;
       cacheWrite += r.cacheWrite;
       const c = pricing.costOf(r);
       cost = c === undefined || cost === undefined ? undefined : cost + c;
+      continue;
     }
-    sum.inputTokens = input;
-    sum.outputTokens = output;
-    sum.cacheReadTokens = cacheRead;
-    sum.cacheWriteTokens = cacheWrite;
-    if (cost !== undefined) sum.estimatedCost = cost;
+    // The last session's records are summed: write them, go on with the next session.
+    if (next > 0) {
+      const sum = counted[next - 1]!.summary;
+      sum.inputTokens = input;
+      sum.outputTokens = output;
+      sum.cacheReadTokens = cacheRead;
+      sum.cacheWriteTokens = cacheWrite;
+      if (cost !== undefined) sum.estimatedCost = cost;
+    }
+    if (next === counted.length) return;
+    records = counted[next++]!.records;
+    i = 0;
+    input = output = cacheRead = cacheWrite = 0;
+    cost = 0;
   }
 }
 
