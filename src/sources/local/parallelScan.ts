@@ -11,7 +11,7 @@
  * summary and what the cache needs to recognise the file next time, but not the parser
  * state: a file scanned there is read in full again on its first append.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -230,7 +230,10 @@ export class ScanWorker {
     // The host's own runtime: Node, or Electron run as Node (the VS Code extension host),
     // without the host's runtime options (an inspector port, say). It sets its V8 flags
     // itself once started (see scanWorker.ts). Structured clone over the channel, like a
-    // worker's messages.
+    // worker's messages. child_process is loaded here, not with this module: a worker
+    // thread loads this module too, and would compile child_process (with net, dgram and
+    // readline) as it starts.
+    const { fork } = process.getBuiltinModule('node:child_process');
     const child: ChildProcess = fork(
       typeof script === 'string' ? script : fileURLToPath(script),
       [],
