@@ -20,7 +20,7 @@ import {
 } from './jsonSkim.ts';
 import { JsonlScanner, type StatusReplay } from './jsonlScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
-import { mergeUsage, usageRecord } from './usageRecord.ts';
+import { mergeCounts, mergeUsage, usageRecord } from './usageRecord.ts';
 import { asksUser, cleanTitle, count, firstText } from './text.ts';
 import type {
   FileSummary,
@@ -367,7 +367,18 @@ export class ClaudeCodeScanner extends JsonlScanner {
     const last = this.lastResponse;
     if (!idChanged && !requestChanged && last) {
       if (this.usageCounts.read) {
-        mergeUsage(last, this.countedUsage(model, ms));
+        // No record for the line: most lines repeat the response they follow.
+        const v = this.usageCounts.values;
+        mergeCounts(
+          last,
+          recordModel(model),
+          ms,
+          count(v[0]),
+          count(v[1]),
+          count(v[2]),
+          count(v[3]),
+          count(v[4]),
+        );
       } else {
         // Mostly the same usage bytes again (one line per content block): nothing to
         // merge once the record has its model and time.
@@ -688,6 +699,11 @@ export class ClaudeCodeScanner extends JsonlScanner {
   }
 }
 
+/** The model a usage record keeps: none for the synthetic one (errors) or a missing one. */
+function recordModel(model: unknown): string | undefined {
+  return typeof model === 'string' && model && model !== SYNTHETIC ? model : undefined;
+}
+
 /** A usage record from raw counts (each through count(): null, strings, negatives are 0). */
 function usageRecordOf(
   model: unknown,
@@ -699,7 +715,7 @@ function usageRecordOf(
   cacheWrite1h: unknown,
 ): UsageRecord {
   return usageRecord(
-    typeof model === 'string' && model && model !== SYNTHETIC ? model : undefined,
+    recordModel(model),
     ms,
     count(input),
     count(output),

@@ -62,6 +62,8 @@ export function text(buf: Buffer, start: number, end: number): string {
   return b.utf8Slice(start, end);
 }
 
+const NO_FIELDS = new Int32Array(0);
+
 /** Top-level fields of one object: key → [start, end) of the raw value bytes. */
 export class Fields {
   buf: Buffer = Buffer.alloc(0);
@@ -78,7 +80,12 @@ export class Fields {
    */
   private at: Int32Array;
   private base = 0;
-  private own = new Int32Array(64);
+  /**
+   * Made on the first JS walk: with the kernel, fields stay in its results. A scanner
+   * holds several of these and a cold scan makes a few per file, and each array of this
+   * size has its own memory outside V8's heap, which costs more to make than it looks.
+   */
+  private own = NO_FIELDS;
 
   constructor() {
     this.at = this.own;
@@ -119,7 +126,7 @@ export class Fields {
   add(keyStart: number, keyEnd: number, start: number, end: number): void {
     const i = this.size++ * 4;
     if (i + 4 > this.own.length) {
-      const grown = new Int32Array(this.own.length * 2);
+      const grown = new Int32Array(Math.max(64, this.own.length * 2));
       grown.set(this.own);
       this.own = grown;
       this.at = grown;

@@ -41,11 +41,25 @@ export function copyUsage(r: UsageRecord): UsageRecord {
  * model and time any of them names.
  */
 export function mergeUsage(into: UsageRecord, r: UsageRecord): void {
-  into.input = Math.max(into.input, r.input);
-  into.output = Math.max(into.output, r.output);
-  into.cacheRead = Math.max(into.cacheRead, r.cacheRead);
-  into.cacheWrite = Math.max(into.cacheWrite, r.cacheWrite);
-  into.cacheWrite1h = Math.max(into.cacheWrite1h, r.cacheWrite1h);
-  into.model ??= r.model;
-  if (!Number.isFinite(into.ms)) into.ms = r.ms;
+  mergeCounts(into, r.model, r.ms, r.input, r.output, r.cacheRead, r.cacheWrite, r.cacheWrite1h);
+}
+
+/** mergeUsage of a line's numbers, with no record made for them. */
+export function mergeCounts(
+  into: UsageRecord,
+  model: string | undefined,
+  ms: number,
+  input: number,
+  output: number,
+  cacheRead: number,
+  cacheWrite: number,
+  cacheWrite1h: number,
+): void {
+  into.input = Math.max(into.input, input);
+  into.output = Math.max(into.output, output);
+  into.cacheRead = Math.max(into.cacheRead, cacheRead);
+  into.cacheWrite = Math.max(into.cacheWrite, cacheWrite);
+  into.cacheWrite1h = Math.max(into.cacheWrite1h, cacheWrite1h);
+  into.model ??= model;
+  if (!Number.isFinite(into.ms)) into.ms = ms;
 }
