@@ -131,13 +131,13 @@ describe('filters, platform and REST connections, notifications, origin-bound to
     };
     try {
       hidden = waiting.id;
-      await api.store.refresh('filters');
+      await api.store.refreshAfterCurrent('filters');
       assert.equal(
         api.store.state('filters')?.waiting?.sessions.some((s) => s.id === waiting.id),
         false,
       );
       hidden = undefined;
-      await api.store.refresh('filters');
+      await api.store.refreshAfterCurrent('filters');
       await until('notification', () => shown.length > 0);
       assert.ok(
         shown.some((m) => m.includes(waiting.label)),

@@ -62,7 +62,7 @@ describe('local sessions, live', () => {
     const row = (): SessionSummary | undefined =>
       api.store.state(id)?.sessions.find((s) => s.id === file);
     try {
-      await api.store.refresh(id);
+      await api.store.refreshAfterCurrent(id);
       assert.equal(api.store.state(id)?.error, undefined);
       assert.equal(row(), undefined);
 

@@ -44,7 +44,7 @@ describe('local sessions by project', () => {
     const before = { groupBy: tree.groupBy, only: tree.workspaceOnly };
     api.registry.addEphemeral({ id, label: 'This machine (projects)', kind: 'local' });
     try {
-      await api.store.refresh(id);
+      await api.store.refreshAfterCurrent(id);
       assert.equal(api.store.state(id)?.error, undefined);
       await tree.setGroupBy('project');
       await tree.setWorkspaceOnly(false);

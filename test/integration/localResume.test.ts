@@ -68,7 +68,7 @@ describe('resume in terminal', () => {
         vscode.ConfigurationTarget.Global,
       );
       await until('the local connection in the store', () => api.store.state(ID));
-      await api.store.refresh(ID);
+      await api.store.refreshAfterCurrent(ID);
       while (api.store.state(ID)?.next !== undefined) await api.store.loadMore(ID);
       const sessions = api.store.state(ID)?.sessions ?? [];
       const mine = sessions.find((s) => s.resumeId === SESSION_ID);

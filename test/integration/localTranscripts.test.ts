@@ -15,7 +15,7 @@ async function withLocal(test: (api: ExtensionApi) => Promise<void>): Promise<vo
   const api = await extensionApi();
   api.registry.addEphemeral({ id: 'local', label: 'This machine', kind: 'local' });
   try {
-    await api.store.refresh('local');
+    await api.store.refreshAfterCurrent('local');
     while (api.store.state('local')?.next !== undefined) await api.store.loadMore('local');
     await test(api);
   } finally {

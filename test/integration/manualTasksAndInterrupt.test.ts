@@ -21,7 +21,7 @@ describe('manual tasks (Itential) and interrupt (agents REST API)', () => {
     ] as const) {
       await api.tokens.set(id, url, backend.token);
       api.registry.addEphemeral({ id, label: id, kind, url });
-      await api.store.refresh(id);
+      await api.store.refreshAfterCurrent(id);
       while (api.store.state(id)?.next !== undefined) await api.store.loadMore(id);
     }
   });

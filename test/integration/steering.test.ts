@@ -37,7 +37,7 @@ describe('completing and canceling sessions (session_complete)', () => {
       kind: 'mcp',
       url: backend.mcpUrl,
     });
-    await api.store.refresh(CONNECTION);
+    await api.store.refreshAfterCurrent(CONNECTION);
     while (api.store.state(CONNECTION)?.next !== undefined) await api.store.loadMore(CONNECTION);
   });
 

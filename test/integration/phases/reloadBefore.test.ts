@@ -22,7 +22,7 @@ describe('window reload between send and answer (before the reload)', () => {
       kind: 'mcp',
       url: scenario.mcpUrl,
     });
-    await api.store.refresh(scenario.connectionId);
+    await api.store.refreshAfterCurrent(scenario.connectionId);
     const session = api.store
       .state(scenario.connectionId)
       ?.sessions.find((s) => s.id === scenario.sessionId);
