@@ -41,7 +41,7 @@ const builds = {
   extension: nodeBundle('extension', 'src/extension.ts', {
     external: ['vscode'],
     // Marks when the bundle starts evaluating, so activation cost can be measured (ExtensionApi.timing).
-    banner: { js: 'globalThis.__agentSessionsLoadStart = performance.now();' },
+    banner: { js: 'globalThis.__sessionInspectorLoadStart = performance.now();' },
   }),
   sources: nodeBundle('sources', 'src/sources/index.ts'),
   demo: nodeBundle('demo', 'src/demo/index.ts'),

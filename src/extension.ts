@@ -29,10 +29,14 @@ import { registerResumeCommands } from './commands/resumeCommands.ts';
 import { onLocalPricesChange, readLocalPrices, warnPriceProblems } from './config/localPrices.ts';
 import { notifyWaiting } from './views/waitingNotification.ts';
 import { LiveLocalSessions } from './services/liveLocalSessions.ts';
+import { countWaiting } from './domain/waitingCount.ts';
+import { waitingLabel } from './views/waitingLabel.ts';
+import { migrateLegacyState, type MigrationReport } from './config/legacyMigration.ts';
 
 /**
- * Composition root: builds the parts and wires them. No network I/O happens here;
- * the first request is made when the Sessions view asks for its children.
+ * Composition root: builds the parts and wires them. No network I/O happens here; the
+ * first request is made when the Sessions view asks for its children, or by the
+ * background poll shortly after startup when the view is hidden.
  */
 /** What activate() returns: used by the integration tests to look inside. */
 export interface ExtensionApi {
@@ -44,17 +48,30 @@ export interface ExtensionApi {
   panels: SessionPanels;
   dashboards: UsageDashboards;
   completions: CompletionService;
+  /** The waiting count in the status bar. */
+  statusBar: WaitingStatusBar;
+  /** Settings and tokens moved from the old `agentSessions.` names (settles before the first listing). */
+  migration: Promise<MigrationReport>;
+  /** Runs the same migration again (the upgrade test seeds old names, then calls this). */
+  migrateLegacy: () => Promise<MigrationReport>;
+  /** The extension's secret storage and user-data folder, for the upgrade test's seeding. */
+  secrets: vscode.SecretStorage;
+  globalStorageUri: vscode.Uri;
   /** What activation cost this extension itself: evaluating the bundle and running activate(). */
   timing: { evaluateMs: number | undefined; activateMs: number };
 }
 
+/** How long after activation the hidden view's first waiting count is loaded. */
+const BACKGROUND_FIRST_DELAY_MS = 2_000;
+
 /** Set by the bundle's first line (esbuild banner); undefined when run unbundled. */
-const loadStarted = (globalThis as { __agentSessionsLoadStart?: number }).__agentSessionsLoadStart;
+const loadStarted = (globalThis as { __sessionInspectorLoadStart?: number })
+  .__sessionInspectorLoadStart;
 const loadFinished = performance.now();
 
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const activateStarted = performance.now();
-  const channel = vscode.window.createOutputChannel('Agent Sessions', { log: true });
+  const channel = vscode.window.createOutputChannel('Session Inspector', { log: true });
   const log = createRedactingLogger(channel);
   const registry = new ConnectionRegistry();
   const tokens = new TokenStore(context.secrets);
@@ -64,14 +81,14 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     extensionPath: context.extensionPath,
     version: String(context.extension.packageJSON.version ?? '0.0.0'),
     timeoutMs: () =>
-      vscode.workspace.getConfiguration('agentSessions').get('requestTimeoutSeconds', 20) * 1000,
+      vscode.workspace.getConfiguration('sessionInspector').get('requestTimeoutSeconds', 20) * 1000,
     localPrices: readLocalPrices,
     onPriceProblems: (lines) => void warnPriceProblems(lines),
   });
   const store = new SessionStore({
     createSource,
     log,
-    pageSize: () => vscode.workspace.getConfiguration('agentSessions').get('pageSize', 100),
+    pageSize: () => vscode.workspace.getConfiguration('sessionInspector').get('pageSize', 100),
     filters: {
       get: (id) => context.globalState.get<SessionFilters>(`filters/${id}`),
       set: (id, filters) => context.globalState.update(`filters/${id}`, filters),
@@ -81,7 +98,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     global: context.globalState,
     workspace: context.workspaceState,
   });
-  const view = vscode.window.createTreeView('agentSessions.sessions', {
+  const view = vscode.window.createTreeView('sessionInspector.sessions', {
     treeDataProvider: tree,
     showCollapseAll: true,
   });
@@ -96,6 +113,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     intents: new IntentStore(context.globalState),
     newKey: randomUUID,
   });
+  const statusBar = new WaitingStatusBar(store);
   const dashboards = registerUsageDashboard({
     extensionUri: context.extensionUri,
     store,
@@ -108,27 +126,39 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     store.setConnections(all);
     void vscode.commands.executeCommand(
       'setContext',
-      'agentSessions.hasConnections',
+      'sessionInspector.hasConnections',
       all.length > 0,
     );
   };
   const updateView = () => {
-    const count = store.waiting().length;
-    view.badge = count
-      ? { value: count, tooltip: vscode.l10n.t('{0} sessions waiting on you', count) }
+    // The same number and words as the status bar (countWaiting, waitingLabel).
+    const count = countWaiting(store.waiting());
+    view.badge = count.total
+      ? { value: count.total, tooltip: waitingLabel(count, store.waitingIncomplete()) }
       : undefined;
     view.description = tree.describe();
   };
-  // Poll only while the view is visible: nobody pays for data nobody looks at.
+  const setting = <T>(key: string, fallback: T) =>
+    vscode.workspace.getConfiguration('sessionInspector').get<T>(key, fallback);
+  const everyConnection = (refresh: (id: string) => Promise<void>) => async () => {
+    await Promise.all(store.connections().map((c) => refresh(c.config.id)));
+    return store.connections().every((c) => !c.error);
+  };
+  // While the view is visible: full refreshes at the user's interval.
   const poller = new Poller(
-    async () => {
-      const ids = store.connections().map((c) => c.config.id);
-      await Promise.all(ids.map((id) => store.refresh(id)));
-      return store.connections().every((c) => !c.error);
-    },
-    () => vscode.workspace.getConfiguration('agentSessions').get('pollIntervalSeconds', 60) * 1000,
+    everyConnection((id) => store.refresh(id)),
+    () => setting('pollIntervalSeconds', 60) * 1000,
   );
-  poller.setActive(view.visible);
+  // While it is hidden (or was never opened): only what the waiting count needs, slowly,
+  // so the status bar and the notification still tell the user when an agent needs them.
+  const backgroundPoller = new Poller(
+    everyConnection((id) => store.refreshWaiting(id)),
+    () => setting('backgroundPollIntervalSeconds', 180) * 1000,
+  );
+  const followVisibility = (visible: boolean, firstDelayMs?: number) => {
+    poller.setActive(visible);
+    backgroundPoller.setActive(!visible, firstDelayMs);
+  };
 
   context.subscriptions.push(
     channel,
@@ -138,14 +168,21 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     demo,
     panels,
     vscode.window.registerWebviewPanelSerializer(SESSION_PANEL_TYPE, panels),
-    new WaitingStatusBar(store),
+    statusBar,
     new LiveLocalSessions(store, log),
     { dispose: () => store.dispose() },
     registry.onDidChange(syncConnections),
     store.onDidChange(updateView),
     tree.onDidChangeTreeData(updateView),
     poller,
-    view.onDidChangeVisibility((e) => poller.setActive(e.visible)),
+    backgroundPoller,
+    view.onDidChangeVisibility((e) => followVisibility(e.visible)),
+    // A changed interval applies now, not after the interval that was already scheduled.
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('sessionInspector.pollIntervalSeconds')) poller.restart();
+      if (e.affectsConfiguration('sessionInspector.backgroundPollIntervalSeconds'))
+        backgroundPoller.restart();
+    }),
     store.onDidStartWaiting((sessions) => notifyWaiting(sessions, panels)),
     ...registerFilterCommands(store, tree),
     ...registerSteeringCommands({ store, completions }),
@@ -164,16 +201,49 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
         if (c.config.kind === 'local') void store.reconnect(c.config.id);
     }),
   );
-  syncConnections();
-  void applyDevConnection(registry, tokens, log);
-  applyDevLocalConnection(registry);
-  // Intents left unanswered by a reload or a crash are offered, never dropped or re-sent silently.
-  void offerUnfinished({ store, completions });
+  const migrateLegacy = () =>
+    migrateLegacyState({
+      secrets: context.secrets,
+      newTokenKey: TokenStore.key,
+      memory: context.globalState,
+      log,
+    }).catch((error: unknown): MigrationReport => {
+      log.warn(`moving old settings failed: ${(error as Error).message}`);
+      return { settings: [], tokens: 0, dropped: [] };
+    });
+  // Connections are read once old settings and tokens sit under their new names, so a
+  // first listing never asks for a sign-in the user already did.
+  const migration = migrateLegacy();
+  void migration.then(() => {
+    syncConnections();
+    void applyDevConnection(registry, tokens, log);
+    applyDevLocalConnection(registry);
+    // Intents left unanswered by a reload or a crash are offered, never dropped or re-sent silently.
+    void offerUnfinished({ store, completions });
+    // Activation comes with onStartupFinished (the workbench is restored): the first
+    // background load follows shortly, loading the sources bundle only if connections exist.
+    followVisibility(view.visible, BACKGROUND_FIRST_DELAY_MS);
+  });
   const timing = {
     evaluateMs: loadStarted === undefined ? undefined : loadFinished - loadStarted,
     activateMs: performance.now() - activateStarted,
   };
-  return { registry, tokens, store, tree, view, panels, dashboards, completions, timing };
+  return {
+    registry,
+    tokens,
+    store,
+    tree,
+    view,
+    panels,
+    dashboards,
+    completions,
+    statusBar,
+    migration,
+    migrateLegacy,
+    secrets: context.secrets,
+    globalStorageUri: context.globalStorageUri,
+    timing,
+  };
 }
 
 export function deactivate(): void {

@@ -18,22 +18,22 @@ interface Deps {
 export function registerConnectionCommands(deps: Deps): vscode.Disposable[] {
   return [
     // 'local' skips the kind question (the local usage report offers to add one).
-    vscode.commands.registerCommand('agentSessions.addConnection', (kind?: unknown) =>
+    vscode.commands.registerCommand('sessionInspector.addConnection', (kind?: unknown) =>
       kind === 'local' ? addLocalConnection(deps) : addConnection(deps),
     ),
-    vscode.commands.registerCommand('agentSessions.signIn', (arg?: unknown) =>
+    vscode.commands.registerCommand('sessionInspector.signIn', (arg?: unknown) =>
       withConnection(deps, arg, (c) => signIn(deps, c)),
     ),
-    vscode.commands.registerCommand('agentSessions.signOut', (arg?: unknown) =>
+    vscode.commands.registerCommand('sessionInspector.signOut', (arg?: unknown) =>
       withConnection(deps, arg, (c) => signOut(deps, c)),
     ),
-    vscode.commands.registerCommand('agentSessions.removeConnection', (arg?: unknown) =>
+    vscode.commands.registerCommand('sessionInspector.removeConnection', (arg?: unknown) =>
       withConnection(deps, arg, (c) => removeConnection(deps, c)),
     ),
-    vscode.commands.registerCommand('agentSessions.editConnection', (arg?: unknown) =>
+    vscode.commands.registerCommand('sessionInspector.editConnection', (arg?: unknown) =>
       withConnection(deps, arg, (c) => editConnection(deps, c)),
     ),
-    vscode.commands.registerCommand('agentSessions.testConnection', (arg?: unknown) =>
+    vscode.commands.registerCommand('sessionInspector.testConnection', (arg?: unknown) =>
       withConnection(deps, arg, (c) => testConnection(deps, c)),
     ),
   ];
@@ -286,6 +286,7 @@ async function editConnection(deps: Deps, config: ConnectionConfig): Promise<voi
       ),
       signIn,
     );
-    if (answer === signIn) await vscode.commands.executeCommand('agentSessions.signIn', config.id);
+    if (answer === signIn)
+      await vscode.commands.executeCommand('sessionInspector.signIn', config.id);
   }
 }

@@ -13,7 +13,7 @@ export function registerDemoCommands(deps: {
   tokens: TokenStore;
 }): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('agentSessions.openDemo', async () => {
+    vscode.commands.registerCommand('sessionInspector.openDemo', async () => {
       try {
         const { url, token } = await vscode.window.withProgress(
           {
@@ -28,7 +28,7 @@ export function registerDemoCommands(deps: {
           referenceBackendConnections(url, DEMO_CONNECTION_ID, vscode.l10n.t('Demo')),
           token,
         );
-        await vscode.commands.executeCommand('agentSessions.sessions.focus');
+        await vscode.commands.executeCommand('sessionInspector.sessions.focus');
       } catch (error) {
         void vscode.window.showErrorMessage(
           vscode.l10n.t('The demo backend could not start: {0}', (error as Error).message),

@@ -36,7 +36,7 @@ export function registerFilterCommands(
   tree: SessionsTreeProvider,
 ): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('agentSessions.setFilters', async (arg?: unknown) => {
+    vscode.commands.registerCommand('sessionInspector.setFilters', async (arg?: unknown) => {
       const id = connectionIdOf(arg) ?? (await pickConnection(store));
       const state = id ? store.state(id) : undefined;
       if (!id || !state) return;
@@ -48,7 +48,7 @@ export function registerFilterCommands(
       await tree.setWorkspaceOnly(edited.workspaceOnly);
       await store.setFilters(id, edited.filters);
     }),
-    vscode.commands.registerCommand('agentSessions.showWorkspaceOnly', async () => {
+    vscode.commands.registerCommand('sessionInspector.showWorkspaceOnly', async () => {
       if (tree.workspaceFolders.length === 0) {
         void vscode.window.showInformationMessage(
           vscode.l10n.t(
@@ -59,10 +59,10 @@ export function registerFilterCommands(
       }
       await tree.setWorkspaceOnly(true);
     }),
-    vscode.commands.registerCommand('agentSessions.showAllProjects', () =>
+    vscode.commands.registerCommand('sessionInspector.showAllProjects', () =>
       tree.setWorkspaceOnly(false),
     ),
-    vscode.commands.registerCommand('agentSessions.filterText', async () => {
+    vscode.commands.registerCommand('sessionInspector.filterText', async () => {
       const text = await vscode.window.showInputBox({
         title: vscode.l10n.t('Filter Sessions'),
         prompt: vscode.l10n.t(
@@ -72,7 +72,7 @@ export function registerFilterCommands(
       });
       if (text !== undefined) tree.setTextFilter(text);
     }),
-    vscode.commands.registerCommand('agentSessions.clearFilters', async () => {
+    vscode.commands.registerCommand('sessionInspector.clearFilters', async () => {
       tree.setTextFilter('');
       await tree.setWorkspaceOnly(false);
       await Promise.all(
@@ -83,7 +83,7 @@ export function registerFilterCommands(
       );
     }),
     vscode.commands.registerCommand(
-      'agentSessions.showMoreInGroup',
+      'sessionInspector.showMoreInGroup',
       (connectionId: string, group: string) => tree.showMore(connectionId, group),
     ),
   ];

@@ -3,8 +3,8 @@ import { hasLocalUsage } from '../sources/localUsageSource.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import { DASHBOARD_COMMAND } from '../webview/dashboardPanel.ts';
 
-export const SHOW_LOCAL_USAGE_COMMAND = 'agentSessions.showLocalUsageReport';
-export const EXPORT_LOCAL_USAGE_COMMAND = 'agentSessions.exportLocalUsageReport';
+export const SHOW_LOCAL_USAGE_COMMAND = 'sessionInspector.showLocalUsageReport';
+export const EXPORT_LOCAL_USAGE_COMMAND = 'sessionInspector.exportLocalUsageReport';
 /** How long to wait for a just-added local connection to reach the store. */
 const ADDED_CONNECTION_WAIT_MS = 5_000;
 
@@ -48,7 +48,7 @@ async function exportReport(
       days: 'local calendar day of each response',
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       costs:
-        'USD at list prices (agentSessions.local.prices overrides them); cost null = unknown (some tokens are of a model without a price, see unpricedModels); knownCost = the priced part',
+        'USD at list prices (sessionInspector.local.prices overrides them); cost null = unknown (some tokens are of a model without a price, see unpricedModels); knownCost = the priced part',
       ...report,
     };
     // An unknown cost is written as null rather than left out, so it reads as "unknown".
@@ -92,7 +92,7 @@ async function localConnection(store: SessionStore): Promise<string | undefined>
     add,
   );
   if (answer !== add) return undefined;
-  await vscode.commands.executeCommand('agentSessions.addConnection', 'local');
+  await vscode.commands.executeCommand('sessionInspector.addConnection', 'local');
   // The new connection reaches the store through the settings change event.
   const added = await new Promise<string | undefined>((resolve) => {
     const done = (id: string | undefined) => {

@@ -12,20 +12,23 @@ import type { SessionStore } from '../store/sessionStore.ts';
  */
 export function registerManualTaskCommands(store: SessionStore): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('agentSessions.completeManualTask', async (arg?: unknown) => {
-      const session = await resolveSession(store, arg);
-      if (!session) return;
-      const source = store.source(session.connectionId);
-      if (!source || !hasManualTasks(source)) return;
-      // From a task node the task is known; from a session or the palette, ask.
-      const given =
-        arg && typeof arg === 'object' && 'task' in arg
-          ? (arg as { task: PendingTask }).task
-          : undefined;
-      const task = given ?? (await pickTask(session.pendingTasks ?? []));
-      if (!task) return;
-      await finishManualTask(store, session, source, task.id);
-    }),
+    vscode.commands.registerCommand(
+      'sessionInspector.completeManualTask',
+      async (arg?: unknown) => {
+        const session = await resolveSession(store, arg);
+        if (!session) return;
+        const source = store.source(session.connectionId);
+        if (!source || !hasManualTasks(source)) return;
+        // From a task node the task is known; from a session or the palette, ask.
+        const given =
+          arg && typeof arg === 'object' && 'task' in arg
+            ? (arg as { task: PendingTask }).task
+            : undefined;
+        const task = given ?? (await pickTask(session.pendingTasks ?? []));
+        if (!task) return;
+        await finishManualTask(store, session, source, task.id);
+      },
+    ),
   ];
 }
 

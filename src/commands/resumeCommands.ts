@@ -8,7 +8,7 @@ import type { SessionSummary } from '../domain/session.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import { findExecutable } from '../util/findExecutable.ts';
 
-export const RESUME_COMMAND = 'agentSessions.resumeInTerminal';
+export const RESUME_COMMAND = 'sessionInspector.resumeInTerminal';
 const NAME_MAX = 40;
 
 /**

@@ -12,7 +12,7 @@ export function registerSessionCommands(
   panels: SessionPanels,
 ): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('agentSessions.openSession', async (arg?: unknown) => {
+    vscode.commands.registerCommand('sessionInspector.openSession', async (arg?: unknown) => {
       const session = sessionOf(arg) ?? (await pickSession(store));
       if (session) panels.open(session);
     }),

@@ -18,16 +18,16 @@ interface Deps {
  */
 export function registerSteeringCommands(deps: Deps): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('agentSessions.completeSession', (arg?: unknown) =>
+    vscode.commands.registerCommand('sessionInspector.completeSession', (arg?: unknown) =>
       finish(deps, arg, 'completed'),
     ),
-    vscode.commands.registerCommand('agentSessions.cancelSession', (arg?: unknown) =>
+    vscode.commands.registerCommand('sessionInspector.cancelSession', (arg?: unknown) =>
       finish(deps, arg, 'canceled'),
     ),
-    vscode.commands.registerCommand('agentSessions.retryCompletions', () =>
+    vscode.commands.registerCommand('sessionInspector.retryCompletions', () =>
       offerUnfinished(deps, true),
     ),
-    vscode.commands.registerCommand('agentSessions.interruptSession', (arg?: unknown) =>
+    vscode.commands.registerCommand('sessionInspector.interruptSession', (arg?: unknown) =>
       interrupt(deps, arg),
     ),
   ];

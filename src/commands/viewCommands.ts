@@ -10,19 +10,21 @@ export function registerViewCommands(
   tree: SessionsTreeProvider,
 ): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('agentSessions.refresh', async (arg?: unknown) => {
+    vscode.commands.registerCommand('sessionInspector.refresh', async (arg?: unknown) => {
       const id = connectionIdOf(arg);
       const ids = id ? [id] : store.connections().map((c) => c.config.id);
       await Promise.all(ids.map((connectionId) => store.refresh(connectionId)));
     }),
-    vscode.commands.registerCommand('agentSessions.loadMore', async (arg?: unknown) => {
+    vscode.commands.registerCommand('sessionInspector.loadMore', async (arg?: unknown) => {
       const id = connectionIdOf(arg);
       if (id) await store.loadMore(id);
     }),
-    vscode.commands.registerCommand('agentSessions.showLog', () => log.show()),
-    vscode.commands.registerCommand('agentSessions.groupByProject', () =>
+    vscode.commands.registerCommand('sessionInspector.showLog', () => log.show()),
+    vscode.commands.registerCommand('sessionInspector.groupByProject', () =>
       tree.setGroupBy('project'),
     ),
-    vscode.commands.registerCommand('agentSessions.groupByStatus', () => tree.setGroupBy('status')),
+    vscode.commands.registerCommand('sessionInspector.groupByStatus', () =>
+      tree.setGroupBy('status'),
+    ),
   ];
 }

@@ -9,7 +9,7 @@ export function registerWaitingCommands(
   view: vscode.TreeView<TreeNode>,
 ): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('agentSessions.showWaiting', async () => {
+    vscode.commands.registerCommand('sessionInspector.showWaiting', async () => {
       const waiting = store.waiting();
       if (waiting.length === 0) {
         void vscode.window.showInformationMessage(vscode.l10n.t('No session is waiting on you.'));

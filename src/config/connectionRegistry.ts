@@ -6,7 +6,7 @@ const KINDS: readonly ConnectionKind[] = ['mcp', 'rest', 'local'];
 
 /**
  * The configured connections: persisted ones from the application-scoped
- * `agentSessions.connections` setting (a workspace's settings.json cannot add or
+ * `sessionInspector.connections` setting (a workspace's settings.json cannot add or
  * redirect them), plus ephemeral ones that live for this window (demo, npm start).
  */
 export class ConnectionRegistry implements vscode.Disposable {
@@ -17,7 +17,7 @@ export class ConnectionRegistry implements vscode.Disposable {
 
   constructor() {
     this.subscription = vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(`agentSessions.${SETTING}`)) this.changed.fire();
+      if (e.affectsConfiguration(`sessionInspector.${SETTING}`)) this.changed.fire();
     });
   }
 
@@ -60,7 +60,7 @@ export class ConnectionRegistry implements vscode.Disposable {
   /** Reads only the user (global) value: workspace values are ignored on purpose. */
   private persisted(): ConnectionConfig[] {
     const inspected = vscode.workspace
-      .getConfiguration('agentSessions')
+      .getConfiguration('sessionInspector')
       .inspect<unknown[]>(SETTING);
     const raw = inspected?.globalValue ?? [];
     return Array.isArray(raw) ? raw.flatMap(parseConnection) : [];
@@ -68,7 +68,7 @@ export class ConnectionRegistry implements vscode.Disposable {
 
   private async write(list: ConnectionConfig[]): Promise<void> {
     await vscode.workspace
-      .getConfiguration('agentSessions')
+      .getConfiguration('sessionInspector')
       .update(SETTING, list, vscode.ConfigurationTarget.Global);
   }
 }

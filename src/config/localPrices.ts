@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 
-/** `agentSessions.local.prices`: model id → USD per million tokens, before the bundled table. */
-export const LOCAL_PRICES_SETTING = 'agentSessions.local.prices';
+/** `sessionInspector.local.prices`: model id → USD per million tokens, before the bundled table. */
+export const LOCAL_PRICES_SETTING = 'sessionInspector.local.prices';
 
 /** The raw value; the source factory validates it (zod lives in the lazily loaded bundle). */
 export function readLocalPrices(): unknown {

@@ -13,7 +13,7 @@ export class TokenStore {
   }
 
   static key(connectionId: string, url: string): string {
-    return `agentSessions.token/${connectionId}/${new URL(url).origin}`;
+    return `sessionInspector.token/${connectionId}/${new URL(url).origin}`;
   }
 
   get(connectionId: string, url: string): Thenable<string | undefined> {

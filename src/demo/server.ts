@@ -98,6 +98,11 @@ export interface ReferenceBackend {
   /** Ids of records that demonstrate one behaviour each. */
   readonly fixtures: ReferenceBackendFixtures;
   setMonitoringEnabled(enabled: boolean): void;
+  /**
+   * A reporting session's agent starts (true) or stops (false) waiting for input, as a
+   * live agent would; false when no running session has that id.
+   */
+  setAwaitingInput(sessionId: string, awaiting: boolean): boolean;
   close(): Promise<void>;
 }
 
@@ -321,6 +326,12 @@ export async function startReferenceBackend(
     },
     setMonitoringEnabled(enabled: boolean) {
       state.monitoringEnabled = enabled;
+    },
+    setAwaitingInput(sessionId: string, awaiting: boolean) {
+      const session = dataset.closedloop.sessions.find((s) => s.id === sessionId);
+      if (!session || session.endedAtMs !== null) return false;
+      session.awaitingInput = awaiting;
+      return true;
     },
     close() {
       closing ??= (async () => {

@@ -23,7 +23,7 @@ export interface SourceFactoryDeps {
   extensionPath: string;
   version: string;
   timeoutMs: () => number;
-  /** The raw `agentSessions.local.prices` value; validated here, in the lazily loaded bundle. */
+  /** The raw `sessionInspector.local.prices` value; validated here, in the lazily loaded bundle. */
   localPrices?: () => unknown;
   /** Told once per distinct set of ignored price entries (one line per entry). */
   onPriceProblems?: (lines: string[]) => void;
@@ -54,7 +54,7 @@ export function createSourceFactory(
     const key = lines.join('\n');
     if (key !== reportedPriceProblems) {
       reportedPriceProblems = key;
-      for (const line of lines) deps.log.warn(`agentSessions.local.prices: ignored ${line}`);
+      for (const line of lines) deps.log.warn(`sessionInspector.local.prices: ignored ${line}`);
       if (lines.length > 0) deps.onPriceProblems?.(lines);
     }
     return prices;

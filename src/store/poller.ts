@@ -1,6 +1,7 @@
 /**
- * Refreshes on an interval while someone is looking (the view is visible), backing
- * off after failures (×2 up to 10 minutes) and back to normal after a success.
+ * Refreshes on an interval while active, backing off after failures (×2 up to 10 minutes)
+ * and back to normal after a success. The extension runs two: full refreshes while the
+ * view is visible, waiting counts only while it is hidden.
  */
 export class Poller {
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -15,11 +16,17 @@ export class Poller {
     this.intervalMs = intervalMs;
   }
 
-  setActive(active: boolean): void {
+  /** `firstDelayMs`: when the first tick comes after activation (default: one interval). */
+  setActive(active: boolean, firstDelayMs?: number): void {
     if (active === this.running) return;
     this.running = active;
-    if (active) this.schedule();
+    if (active) this.schedule(firstDelayMs ?? this.intervalMs());
     else this.stop();
+  }
+
+  /** Schedules the next tick one (current) interval from now, if active. */
+  restart(): void {
+    if (this.running) this.schedule(this.nextDelay());
   }
 
   /** The delay before the next tick, given the failures so far. */

@@ -151,6 +151,40 @@ export class SessionStore {
     await this.refresh(connectionId);
   }
 
+  /**
+   * What the waiting count needs and no more, for polling while the view is hidden: the
+   * source's waiting list where it has one, else the first page. A connection never loaded
+   * gets its first page (the tree would have asked for it), so the count has a base.
+   */
+  async refreshWaiting(connectionId: string): Promise<void> {
+    const state = this.states.get(connectionId);
+    const source = this.source(connectionId);
+    if (!state || !source || state.loading) return;
+    if (!state.loadedOnce || !source.listWaiting) return this.refresh(connectionId);
+    state.loading = true;
+    let settled = () => {};
+    this.inFlight.set(connectionId, new Promise<void>((resolve) => (settled = resolve)));
+    const filters = state.filters;
+    const before = new Set(waitingOf(state).map((s) => s.id));
+    try {
+      const waiting = await source.listWaiting(filters);
+      if (this.states.get(connectionId) !== state || state.filters !== filters) return;
+      state.waiting = waiting;
+      state.error = undefined;
+      this.notifyStarted(state, before);
+    } catch (error) {
+      state.error = isBackendError(error)
+        ? error
+        : new BackendError('invalidResponse', String(error));
+      this.log.warn(`${state.config.label}: ${state.error.kind}: ${state.error.message}`);
+    } finally {
+      state.loading = false;
+      this.inFlight.delete(connectionId);
+      settled();
+      this.emit(connectionId);
+    }
+  }
+
   async loadMore(connectionId: string): Promise<void> {
     const state = this.states.get(connectionId);
     if (state?.next !== undefined) await this.load(connectionId, state.next);
@@ -241,10 +275,7 @@ export class SessionStore {
       if (page.invalidRows > 0) {
         this.log.warn(`${state.config.label}: ${page.invalidRows} session rows failed validation`);
       }
-      if (before) {
-        const started = waitingOf(state).filter((s) => !before.has(s.id));
-        if (started.length) for (const listener of this.waitingListeners) listener(started);
-      }
+      if (before) this.notifyStarted(state, before);
     } catch (error) {
       state.error = isBackendError(error)
         ? error
@@ -256,6 +287,11 @@ export class SessionStore {
       settled();
       this.emit(connectionId);
     }
+  }
+
+  private notifyStarted(state: ConnectionState, before: ReadonlySet<string>): void {
+    const started = waitingOf(state).filter((s) => !before.has(s.id));
+    if (started.length) for (const listener of this.waitingListeners) listener(started);
   }
 
   /** The source's problems; a failure to list them keeps the last list and is logged. */

@@ -319,12 +319,12 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
   private updateContext(): void {
     void vscode.commands.executeCommand(
       'setContext',
-      'agentSessions.groupByProject',
+      'sessionInspector.groupByProject',
       this.mode === 'project',
     );
     void vscode.commands.executeCommand(
       'setContext',
-      'agentSessions.workspaceOnly',
+      'sessionInspector.workspaceOnly',
       this.onlyWorkspace,
     );
   }
@@ -474,7 +474,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     }
     item.iconPath = new vscode.ThemeIcon('ellipsis');
     item.command = {
-      command: 'agentSessions.loadMore',
+      command: 'sessionInspector.loadMore',
       title: vscode.l10n.t('Load more'),
       arguments: [connectionId],
     };
@@ -500,7 +500,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
       const item = new vscode.TreeItem(vscode.l10n.t('and {0} more — see the log', count));
       item.id = `moreProblems:${node.connectionId}`;
       item.iconPath = new vscode.ThemeIcon('output');
-      item.command = { command: 'agentSessions.showLog', title: vscode.l10n.t('Show Log') };
+      item.command = { command: 'sessionInspector.showLog', title: vscode.l10n.t('Show Log') };
       return item;
     }
     if (node.message === 'invalidRows') {
@@ -514,7 +514,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
       item.tooltip = vscode.l10n.t(
         'The server sent rows that do not match the expected shape. See the log for details.',
       );
-      item.command = { command: 'agentSessions.showLog', title: vscode.l10n.t('Show Log') };
+      item.command = { command: 'sessionInspector.showLog', title: vscode.l10n.t('Show Log') };
       return item;
     }
     const error = state?.error;
@@ -526,21 +526,21 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     if (error?.kind === 'unauthorized') {
       item.contextValue = 'error.unauthorized';
       item.command = {
-        command: 'agentSessions.signIn',
+        command: 'sessionInspector.signIn',
         title: vscode.l10n.t('Sign In'),
         arguments: [node.connectionId],
       };
     } else if (error?.kind === 'invalidFilter') {
       item.contextValue = 'error.filter';
       item.command = {
-        command: 'agentSessions.setFilters',
+        command: 'sessionInspector.setFilters',
         title: vscode.l10n.t('Edit Filters'),
         arguments: [node.connectionId],
       };
     } else if (error?.kind !== 'forbidden') {
       item.contextValue = 'error.retry';
       item.command = {
-        command: 'agentSessions.refresh',
+        command: 'sessionInspector.refresh',
         title: vscode.l10n.t('Retry'),
         arguments: [node.connectionId],
       };
@@ -588,7 +588,7 @@ function taskItem(session: SessionSummary, task: PendingTask): vscode.TreeItem {
       );
   if (task.completionSupported) {
     item.command = {
-      command: 'agentSessions.completeManualTask',
+      command: 'sessionInspector.completeManualTask',
       title: vscode.l10n.t('Complete Manual Task'),
       arguments: [{ kind: 'task', session, task }],
     };
@@ -601,7 +601,7 @@ function showMoreItem(node: Extract<TreeNode, { kind: 'showMore' }>): vscode.Tre
   item.id = `showMore:${node.connectionId}:${node.group}`;
   item.iconPath = new vscode.ThemeIcon('ellipsis');
   item.command = {
-    command: 'agentSessions.showMoreInGroup',
+    command: 'sessionInspector.showMoreInGroup',
     title: vscode.l10n.t('Show more'),
     arguments: [node.connectionId, node.group],
   };
@@ -692,7 +692,7 @@ export function sessionItem(
     label: `${row.label}, ${statusLabel(session.status.status)}, ${row.description}`,
   };
   item.command = {
-    command: 'agentSessions.openSession',
+    command: 'sessionInspector.openSession',
     title: vscode.l10n.t('Open Session'),
     arguments: [{ kind: 'session', session }],
   };

@@ -2,12 +2,12 @@ import * as vscode from 'vscode';
 import type { SessionSummary } from '../domain/session.ts';
 import type { SessionPanels } from '../webview/sessionPanels.ts';
 
-/** A notification when sessions newly start waiting on you (setting: agentSessions.notifyWhenWaiting). */
+/** A notification when sessions newly start waiting on you (setting: sessionInspector.notifyWhenWaiting). */
 export async function notifyWaiting(
   sessions: SessionSummary[],
   panels: SessionPanels,
 ): Promise<void> {
-  if (!vscode.workspace.getConfiguration('agentSessions').get('notifyWhenWaiting', true)) return;
+  if (!vscode.workspace.getConfiguration('sessionInspector').get('notifyWhenWaiting', true)) return;
   const first = sessions[0];
   if (!first) return;
   const open = vscode.l10n.t('Open');
@@ -18,5 +18,5 @@ export async function notifyWaiting(
   const answer = await vscode.window.showInformationMessage(message, open);
   if (answer !== open) return;
   if (sessions.length === 1) panels.open(first);
-  else await vscode.commands.executeCommand('agentSessions.showWaiting');
+  else await vscode.commands.executeCommand('sessionInspector.showWaiting');
 }

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import { relativeTime } from '../domain/format.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
+import { countWaiting } from '../domain/waitingCount.ts';
+import { waitingLabel } from './waitingLabel.ts';
 
 /** `$(bell) N`: sessions waiting on a human across connections; hidden at zero. */
 export class WaitingStatusBar implements vscode.Disposable {
@@ -11,28 +13,40 @@ export class WaitingStatusBar implements vscode.Disposable {
   constructor(store: SessionStore) {
     this.store = store;
     this.item = vscode.window.createStatusBarItem(
-      'agentSessions.waiting',
+      'sessionInspector.waiting',
       vscode.StatusBarAlignment.Left,
       50,
     );
-    this.item.name = vscode.l10n.t('Agent Sessions: waiting on you');
-    this.item.command = 'agentSessions.showWaiting';
+    this.item.name = vscode.l10n.t('Session Inspector: waiting on you');
+    this.item.command = 'sessionInspector.showWaiting';
     this.subscription = store.onDidChange(() => this.update());
     this.update();
   }
 
+  /** What the item shows, or undefined while it is hidden (read by the tests). */
+  get shownText(): string | undefined {
+    return this.shown ? this.item.text : undefined;
+  }
+
+  private shown = false;
+
   update(): void {
     const waiting = this.store.waiting();
     const incomplete = this.store.waitingIncomplete();
-    // A platform session with manual tasks counts each task; any other waiting session counts once.
-    const count = waiting.reduce((n, s) => n + Math.max(1, s.pendingTasks?.length ?? 0), 0);
+    // The same count as the view's badge (countWaiting), with the same words for what it counts.
+    const counted = countWaiting(waiting);
+    const count = counted.total;
     if (count === 0 && !incomplete) {
+      this.shown = false;
       this.item.hide();
       return;
     }
     this.item.text = `$(bell) ${count}${incomplete ? '+?' : ''}`;
     const tooltip = new vscode.MarkdownString();
-    tooltip.appendMarkdown(`**${vscode.l10n.t('Waiting on you')}**\n\n`);
+    tooltip
+      .appendMarkdown('**')
+      .appendText(waitingLabel(counted, incomplete))
+      .appendMarkdown('**\n\n');
     // Oldest first; sessions whose waiting time the backend does not give go last.
     const byAge = [...waiting].sort((a, b) =>
       (a.waitingSince ?? '\uffff').localeCompare(b.waitingSince ?? '\uffff'),
@@ -61,9 +75,8 @@ export class WaitingStatusBar implements vscode.Disposable {
         );
     }
     this.item.tooltip = tooltip;
-    this.item.accessibilityInformation = {
-      label: vscode.l10n.t('{0} items waiting on you', count),
-    };
+    this.item.accessibilityInformation = { label: waitingLabel(counted, incomplete) };
+    this.shown = true;
     this.item.show();
   }
 

@@ -1,5 +1,5 @@
 /**
- * The connection-level usage dashboard: `agentSessions.showUsageDashboard` opens one
+ * The connection-level usage dashboard: `sessionInspector.showUsageDashboard` opens one
  * panel per connection (reused when opened again) showing get-agent-session-usage and
  * get-agent-session-analytics as charts (MCP), or the usage report of the local
  * transcripts (local connections). The host posts nothing until the webview says
@@ -25,8 +25,8 @@ import { dashboardFailure, dashboardFilters, toDashboardView } from './dashboard
 import { localRangeStart, localUsageView } from './localUsageView.ts';
 import { webviewHtml, webviewPanelOptions } from './webviewHtml.ts';
 
-export const DASHBOARD_COMMAND = 'agentSessions.showUsageDashboard';
-export const DASHBOARD_PANEL_TYPE = 'agentSessions.dashboard';
+export const DASHBOARD_COMMAND = 'sessionInspector.showUsageDashboard';
+export const DASHBOARD_PANEL_TYPE = 'sessionInspector.dashboard';
 const DASHBOARD_PAGE = { script: 'dashboard.js', element: 'usage-dashboard' };
 
 export interface UsageDashboardDeps {

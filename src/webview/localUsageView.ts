@@ -22,7 +22,7 @@ const MAX_FILLED_DAYS = 400;
 /** File problems quoted in the dashboard; the export has all of them. */
 const QUOTED_PROBLEMS = 3;
 
-export const LOCAL_PRICES_HINT = 'agentSessions.local.prices';
+export const LOCAL_PRICES_HINT = 'sessionInspector.local.prices';
 
 export interface LocalViewOptions {
   connectionLabel: string;

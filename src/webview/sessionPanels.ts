@@ -28,7 +28,7 @@ function isDataMessage(message: WebviewMessage): message is Parameters<PanelData
 import type { SessionStore } from '../store/sessionStore.ts';
 import { webviewHtml, webviewPanelOptions } from './webviewHtml.ts';
 
-export const SESSION_PANEL_TYPE = 'agentSessions.session';
+export const SESSION_PANEL_TYPE = 'sessionInspector.session';
 
 /**
  * One panel per session, reused when opened again and restored after a window
@@ -182,11 +182,11 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
       default:
         return;
       case 'complete':
-        return void vscode.commands.executeCommand('agentSessions.completeSession', node);
+        return void vscode.commands.executeCommand('sessionInspector.completeSession', node);
       case 'cancel':
-        return void vscode.commands.executeCommand('agentSessions.cancelSession', node);
+        return void vscode.commands.executeCommand('sessionInspector.cancelSession', node);
       case 'interrupt':
-        return void vscode.commands.executeCommand('agentSessions.interruptSession', node);
+        return void vscode.commands.executeCommand('sessionInspector.interruptSession', node);
       case 'resume':
         return void vscode.commands.executeCommand(RESUME_COMMAND, node);
       case 'openManualTask': {

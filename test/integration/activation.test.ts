@@ -11,9 +11,11 @@ describe('activation', () => {
   it('makes no network request and registers every contributed command', async () => {
     const extension = vscode.extensions.getExtension<ExtensionApi>(EXTENSION_ID);
     assert.ok(extension, 'the extension under test is installed');
-    assert.equal(extension.isActive, false, 'nothing activated it before this test');
+    // onStartupFinished may have activated it before this test ran, or not yet.
+    const activatedAtStartup = extension.isActive;
 
-    // Count every outgoing request the extension host makes while activating.
+    // Count every outgoing request the extension host makes while activating and for the
+    // first background poll after it: with no connection configured there must be none.
     const requests: string[] = [];
     const originalFetch = globalThis.fetch;
     const originalHttp = http.request;
@@ -34,20 +36,27 @@ describe('activation', () => {
       const started = performance.now();
       await extension.activate();
       const elapsed = performance.now() - started;
-      await new Promise((r) => setTimeout(r, 500));
-      console.log(`      activation took ${elapsed.toFixed(1)} ms`);
       const own = extension.exports.timing;
+      // Past the first background poll (2 s after activation).
+      await new Promise((r) => setTimeout(r, 3_000));
+      if (activatedAtStartup) {
+        console.log('      activated at startup (onStartupFinished), before this test');
+      } else {
+        console.log(`      activation took ${elapsed.toFixed(1)} ms`);
+      }
       console.log(
         `      of which the extension's own: evaluate ${own.evaluateMs?.toFixed(1)} ms, activate() ${own.activateMs.toFixed(1)} ms`,
       );
       assert.ok(own.activateMs >= 0);
       if (process.env.ASI_BENCH_FILE) {
+        // Activated at startup, only the extension's own share can be timed.
+        const total = activatedAtStartup ? (own.evaluateMs ?? 0) + own.activateMs : elapsed;
         writeFileSync(
           process.env.ASI_BENCH_FILE,
-          JSON.stringify({ activationMs: elapsed, ...own }),
+          JSON.stringify({ activationMs: total, activatedAtStartup, ...own }),
         );
       }
-      assert.deepEqual(requests, [], 'no request during or right after activation');
+      assert.deepEqual(requests, [], 'no request during activation or the first background poll');
     } finally {
       globalThis.fetch = originalFetch;
       (http as { request: unknown }).request = originalHttp;
@@ -77,7 +86,7 @@ describe('activation', () => {
       'the workspace does try to add one',
     );
     const effective =
-      vscode.workspace.getConfiguration('agentSessions').get<unknown[]>('connections') ?? [];
+      vscode.workspace.getConfiguration('sessionInspector').get<unknown[]>('connections') ?? [];
     assert.equal(JSON.stringify(effective).includes('evil'), false, 'VS Code does not apply it');
     assert.equal(
       api.registry.all().some((c) => c.id === 'evil'),

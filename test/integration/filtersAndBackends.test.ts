@@ -47,7 +47,7 @@ describe('filters, platform and REST connections, notifications, origin-bound to
     api = (await vscode.extensions
       .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
       ?.activate()) as ExtensionApi;
-    await vscode.commands.executeCommand('agentSessions.sessions.focus');
+    await vscode.commands.executeCommand('sessionInspector.sessions.focus');
   });
 
   after(async () => {

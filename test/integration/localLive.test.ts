@@ -73,7 +73,7 @@ describe('local sessions, live', () => {
       await until('the new session in the tree', () => row()?.outputTokens === 40);
       console.log(`      new session listed after ${Date.now() - started} ms`);
 
-      await vscode.commands.executeCommand('agentSessions.openSession', {
+      await vscode.commands.executeCommand('sessionInspector.openSession', {
         kind: 'session',
         session: row(),
       });

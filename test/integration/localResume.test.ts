@@ -27,7 +27,7 @@ const calls = (): string[][] => {
     .map((line) => line.split('\t'));
 };
 const resume = (session: SessionSummary) =>
-  vscode.commands.executeCommand('agentSessions.resumeInTerminal', { kind: 'session', session });
+  vscode.commands.executeCommand('sessionInspector.resumeInTerminal', { kind: 'session', session });
 const resumeTerminals = () => vscode.window.terminals.filter((t) => t.name.startsWith('Resume: '));
 
 describe('resume in terminal', () => {

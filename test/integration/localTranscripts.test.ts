@@ -93,7 +93,7 @@ describe('local Claude Code and Codex transcripts', () => {
           .flatMap((n) => api.tree.getChildren(n) as TreeNode[])
           .filter((n): n is Extract<TreeNode, { kind: 'session' }> => n.kind === 'session');
       const byStatus = sessionsIn(api.tree.getChildren(connection) as TreeNode[]);
-      await vscode.commands.executeCommand('agentSessions.groupByProject');
+      await vscode.commands.executeCommand('sessionInspector.groupByProject');
       try {
         assert.equal(api.tree.groupBy, 'project');
         const top = api.tree.getChildren(connection) as TreeNode[];
@@ -124,7 +124,7 @@ describe('local Claude Code and Codex transcripts', () => {
         );
 
         // The test window's folder holds none of the corpus projects.
-        await vscode.commands.executeCommand('agentSessions.showWorkspaceOnly');
+        await vscode.commands.executeCommand('sessionInspector.showWorkspaceOnly');
         if (vscode.workspace.workspaceFolders?.length) {
           assert.equal(api.tree.workspaceOnly, true);
           assert.match(api.tree.describe() ?? '', /this workspace only/);
@@ -135,8 +135,8 @@ describe('local Claude Code and Codex transcripts', () => {
           assert.equal(api.tree.workspaceOnly, false, 'no folder open: nothing is hidden');
         }
       } finally {
-        await vscode.commands.executeCommand('agentSessions.showAllProjects');
-        await vscode.commands.executeCommand('agentSessions.groupByStatus');
+        await vscode.commands.executeCommand('sessionInspector.showAllProjects');
+        await vscode.commands.executeCommand('sessionInspector.groupByStatus');
       }
       assert.equal(api.tree.groupBy, 'status');
       assert.equal(

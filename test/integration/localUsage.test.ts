@@ -8,7 +8,7 @@ import { until } from './support/until.ts';
  * The local usage report in a real extension host over the runner's generated corpus
  * (ASI_EXPECTED_LOCAL; the host runs in UTC, the generator's days are UTC days): the
  * exported JSON equals the generator's totals per harness, model and day, and a price
- * override in agentSessions.local.prices sets that model's cost.
+ * override in sessionInspector.local.prices sets that model's cost.
  */
 interface Totals {
   input: number;
@@ -56,7 +56,7 @@ describe('local usage report', () => {
     const api = (await vscode.extensions
       .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
       ?.activate()) as ExtensionApi;
-    const settings = vscode.workspace.getConfiguration('agentSessions');
+    const settings = vscode.workspace.getConfiguration('sessionInspector');
     // The Codex model of the corpus: its cache writes are 0, so the cost is plain arithmetic.
     const model = Object.keys(expected.byModel).find((m) => m.startsWith('gpt-'));
     assert.ok(model, 'the corpus has Codex sessions');
@@ -72,7 +72,7 @@ describe('local usage report', () => {
       );
       const exportReport = async () => {
         const document = await vscode.commands.executeCommand<vscode.TextDocument | undefined>(
-          'agentSessions.exportLocalUsageReport',
+          'sessionInspector.exportLocalUsageReport',
         );
         assert.ok(document, 'the export opened a document');
         exported.push(document);
@@ -130,7 +130,7 @@ describe('local usage report', () => {
       }
 
       // The dashboard accepts the local connection.
-      await vscode.commands.executeCommand('agentSessions.showLocalUsageReport');
+      await vscode.commands.executeCommand('sessionInspector.showLocalUsageReport');
       const tab = await until('the usage dashboard tab', () =>
         vscode.window.tabGroups.all
           .flatMap((g) => g.tabs)
@@ -143,7 +143,7 @@ describe('local usage report', () => {
       // unknown connection, or a dashboard already open: the restored tab is closed.
       const restore = async (state: unknown) => {
         const panel = vscode.window.createWebviewPanel(
-          'agentSessions.dashboard',
+          'sessionInspector.dashboard',
           'restored',
           vscode.ViewColumn.Active,
         );

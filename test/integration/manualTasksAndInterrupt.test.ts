@@ -45,7 +45,7 @@ describe('manual tasks (Itential) and interrupt (agents REST API)', () => {
     assert.ok(task?.completionSupported);
     user.pick((items) => items[0]); // the success button
     user.click(undefined); // first: decline the modal
-    await vscode.commands.executeCommand('agentSessions.completeManualTask', {
+    await vscode.commands.executeCommand('sessionInspector.completeManualTask', {
       kind: 'session',
       session,
     });
@@ -60,7 +60,7 @@ describe('manual tasks (Itential) and interrupt (agents REST API)', () => {
 
     const before = api.store.waiting().length;
     user.pick((items) => items[0]).click('*'); // success, then confirm with the task's own label
-    await vscode.commands.executeCommand('agentSessions.completeManualTask', {
+    await vscode.commands.executeCommand('sessionInspector.completeManualTask', {
       kind: 'session',
       session,
     });
@@ -86,7 +86,7 @@ describe('manual tasks (Itential) and interrupt (agents REST API)', () => {
       return undefined;
     };
     user.pick(answer).pick(answer);
-    await vscode.commands.executeCommand('agentSessions.completeManualTask', {
+    await vscode.commands.executeCommand('sessionInspector.completeManualTask', {
       kind: 'session',
       session: withoutFailure,
     });
@@ -106,7 +106,7 @@ describe('manual tasks (Itential) and interrupt (agents REST API)', () => {
         `${backend.fixtures.agents.stopped.agentKey}/${backend.fixtures.agents.stopped.sessionKey}`,
     );
     assert.ok(running && stopped);
-    await vscode.commands.executeCommand('agentSessions.interruptSession', {
+    await vscode.commands.executeCommand('sessionInspector.interruptSession', {
       kind: 'session',
       session: running,
     });
@@ -118,7 +118,7 @@ describe('manual tasks (Itential) and interrupt (agents REST API)', () => {
       1,
     );
     assert.ok(user.messages.some((m) => m.level === 'info' && /was interrupted/.test(m.text)));
-    await vscode.commands.executeCommand('agentSessions.interruptSession', {
+    await vscode.commands.executeCommand('sessionInspector.interruptSession', {
       kind: 'session',
       session: stopped,
     });

@@ -19,7 +19,7 @@ export async function runIntegrationTests(env: Record<string, string>): Promise<
   writeFileSync(
     path.join(workspace, '.vscode', 'settings.json'),
     JSON.stringify({
-      'agentSessions.connections': [
+      'sessionInspector.connections': [
         { id: 'evil', label: 'Workspace-injected', kind: 'mcp', url: 'http://127.0.0.1:9/mcp' },
       ],
     }),

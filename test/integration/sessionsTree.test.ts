@@ -34,7 +34,7 @@ describe('sessions tree against the reference backend', () => {
       kind: 'mcp',
       url: backend.mcpUrl,
     });
-    await vscode.commands.executeCommand('agentSessions.sessions.focus');
+    await vscode.commands.executeCommand('sessionInspector.sessions.focus');
   });
 
   after(async () => {
@@ -49,7 +49,7 @@ describe('sessions tree against the reference backend', () => {
   it('shows derived-status groups with the right counts, waiting first', async () => {
     await until('first page', () => state()?.loadedOnce);
     while (state()?.next !== undefined) {
-      await vscode.commands.executeCommand('agentSessions.loadMore', CONNECTION);
+      await vscode.commands.executeCommand('sessionInspector.loadMore', CONNECTION);
     }
     // Independent count: the same tool through the official MCP client.
     const client = await connectMcp(backend);
@@ -87,7 +87,7 @@ describe('sessions tree against the reference backend', () => {
     assert.match(String(item.contextValue), /^session\.waiting/);
     assert.match(String(item.description), /·/);
     assert.match((item.tooltip as vscode.MarkdownString).value, /raw:(&nbsp;| )waiting/);
-    assert.equal(item.command?.command, 'agentSessions.openSession');
+    assert.equal(item.command?.command, 'sessionInspector.openSession');
   });
 
   it('401 becomes a Sign in node; signing in stores the token and the next request carries it', async () => {
@@ -100,7 +100,7 @@ describe('sessions tree against the reference backend', () => {
       );
       const item = api.tree.getTreeItem(node);
       assert.equal(item.contextValue, 'error.unauthorized');
-      assert.equal(item.command?.command, 'agentSessions.signIn');
+      assert.equal(item.command?.command, 'sessionInspector.signIn');
       assert.ok(
         rootNodes().some((n) => n.kind === 'group'),
         'the last good data stays visible',
@@ -108,7 +108,7 @@ describe('sessions tree against the reference backend', () => {
 
       (vscode.window as { showInputBox: unknown }).showInputBox = async () => backend.token;
       authHeaders.length = 0;
-      await vscode.commands.executeCommand('agentSessions.signIn', CONNECTION);
+      await vscode.commands.executeCommand('sessionInspector.signIn', CONNECTION);
       assert.equal(
         await api.tokens.get(CONNECTION, backend.mcpUrl),
         backend.token,
@@ -128,7 +128,7 @@ describe('sessions tree against the reference backend', () => {
   it('403 from the reporting tools says monitoring is not enabled', async () => {
     backend.setMonitoringEnabled(false);
     try {
-      await vscode.commands.executeCommand('agentSessions.refresh', CONNECTION);
+      await vscode.commands.executeCommand('sessionInspector.refresh', CONNECTION);
       const node = await until('403 node', () =>
         rootNodes().find((n) => n.kind === 'message' && n.message === 'error'),
       );
@@ -148,7 +148,7 @@ describe('sessions tree against the reference backend', () => {
       fault: { kind: 'status', status: 502 },
       times: 1,
     });
-    await vscode.commands.executeCommand('agentSessions.refresh', CONNECTION);
+    await vscode.commands.executeCommand('sessionInspector.refresh', CONNECTION);
     const node = await until('error node', () =>
       rootNodes().find((n) => n.kind === 'message' && n.message === 'error'),
     );
@@ -169,8 +169,14 @@ describe('sessions tree against the reference backend', () => {
   it('opens a session in a webview panel, once per session', async () => {
     const session = state()?.sessions[0];
     assert.ok(session);
-    await vscode.commands.executeCommand('agentSessions.openSession', { kind: 'session', session });
-    await vscode.commands.executeCommand('agentSessions.openSession', { kind: 'session', session });
+    await vscode.commands.executeCommand('sessionInspector.openSession', {
+      kind: 'session',
+      session,
+    });
+    await vscode.commands.executeCommand('sessionInspector.openSession', {
+      kind: 'session',
+      session,
+    });
     const tabs = await until('panel tab', () => {
       const found = vscode.window.tabGroups.all
         .flatMap((g) => g.tabs)

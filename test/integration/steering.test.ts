@@ -84,7 +84,7 @@ describe('completing and canceling sessions (session_complete)', () => {
       .type('Done')
       .pick((items) => items)
       .pick((items) => items[1]); // request review
-    await vscode.commands.executeCommand('agentSessions.completeSession', {
+    await vscode.commands.executeCommand('sessionInspector.completeSession', {
       kind: 'session',
       session,
     });
@@ -113,7 +113,7 @@ describe('completing and canceling sessions (session_complete)', () => {
       times: 1,
     });
     completeDialog().click('Retry');
-    await vscode.commands.executeCommand('agentSessions.completeSession', {
+    await vscode.commands.executeCommand('sessionInspector.completeSession', {
       kind: 'session',
       session,
     });
@@ -134,7 +134,7 @@ describe('completing and canceling sessions (session_complete)', () => {
     });
     await client.close();
     completeDialog();
-    await vscode.commands.executeCommand('agentSessions.completeSession', {
+    await vscode.commands.executeCommand('sessionInspector.completeSession', {
       kind: 'session',
       session,
     });
@@ -152,7 +152,7 @@ describe('completing and canceling sessions (session_complete)', () => {
 
   it('a timeout and an unreadable answer each say so and keep the intent for a safe retry', async () => {
     await vscode.workspace
-      .getConfiguration('agentSessions')
+      .getConfiguration('sessionInspector')
       .update('requestTimeoutSeconds', 2, vscode.ConfigurationTarget.Global);
     await api.store.reconnect(CONNECTION);
     try {
@@ -163,7 +163,7 @@ describe('completing and canceling sessions (session_complete)', () => {
         times: 1,
       });
       completeDialog().click('Discard');
-      await vscode.commands.executeCommand('agentSessions.completeSession', {
+      await vscode.commands.executeCommand('sessionInspector.completeSession', {
         kind: 'session',
         session: slow,
       });
@@ -177,7 +177,7 @@ describe('completing and canceling sessions (session_complete)', () => {
         times: 1,
       });
       completeDialog();
-      await vscode.commands.executeCommand('agentSessions.completeSession', {
+      await vscode.commands.executeCommand('sessionInspector.completeSession', {
         kind: 'session',
         session: garbled,
       });
@@ -193,7 +193,7 @@ describe('completing and canceling sessions (session_complete)', () => {
       await api.completions.discard(kept);
     } finally {
       await vscode.workspace
-        .getConfiguration('agentSessions')
+        .getConfiguration('sessionInspector')
         .update('requestTimeoutSeconds', undefined, vscode.ConfigurationTarget.Global);
       await api.store.reconnect(CONNECTION);
     }
@@ -202,14 +202,14 @@ describe('completing and canceling sessions (session_complete)', () => {
   it('cancel asks for modal confirmation; declining sends nothing', async () => {
     const session = openSession();
     user.type('No longer needed'); // then the modal: no button clicked = declined
-    await vscode.commands.executeCommand('agentSessions.cancelSession', {
+    await vscode.commands.executeCommand('sessionInspector.cancelSession', {
       kind: 'session',
       session,
     });
     assert.equal(sentKeys.length, 0);
     assert.ok(user.messages.some((m) => m.level === 'warning' && /cannot be resumed/.test(m.text)));
     user.type('No longer needed').click('Cancel Session');
-    await vscode.commands.executeCommand('agentSessions.cancelSession', {
+    await vscode.commands.executeCommand('sessionInspector.cancelSession', {
       kind: 'session',
       session,
     });

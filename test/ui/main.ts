@@ -42,9 +42,9 @@ async function typeCommand(page: Page, text: string): Promise<void> {
   await page.keyboard.type(text);
 }
 
-/** Runs the Agent Sessions command titled `title` from the command palette. */
+/** Runs the Session Inspector command titled `title` from the command palette. */
 async function runCommand(page: Page, title: string): Promise<void> {
-  await typeCommand(page, `Agent Sessions: ${title}`);
+  await typeCommand(page, `Session Inspector: ${title}`);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
   await page.keyboard.press('Enter');
 }
@@ -147,16 +147,16 @@ const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
 page.on('pageerror', (error) => console.log(`  [pageerror] ${error.message}`));
 try {
   const folder = mkdtempSync(path.join(os.tmpdir(), 'asi-ui-ws-'));
-  await step('the workbench loads with the Agent Sessions container', async () => {
+  await step('the workbench loads with the Session Inspector container', async () => {
     await page.goto(workbenchUrl(server, { folder }));
     await page
-      .locator('.part.activitybar [aria-label^="Agent Sessions"]')
+      .locator('.part.activitybar [aria-label^="Session Inspector"]')
       .first()
       .waitFor({ timeout: 90_000 });
   });
 
   await step('the welcome view offers Add Connection and Open Demo', async () => {
-    await page.locator('.part.activitybar [aria-label^="Agent Sessions"]').first().click();
+    await page.locator('.part.activitybar [aria-label^="Session Inspector"]').first().click();
     const welcome = page.locator('.part.sidebar .welcome-view-content');
     await welcome.getByRole('button', { name: 'Add Connection' }).waitFor({ timeout: 30_000 });
     await welcome.getByRole('button', { name: 'Open Demo' }).waitFor();
@@ -208,7 +208,7 @@ try {
 
   await step('the status bar counts sessions waiting on you', async () => {
     const item = page.locator(
-      '.part.statusbar [id="agent-session-inspector.agent-session-inspector.agentSessions.waiting"]',
+      '.part.statusbar [id="agent-session-inspector.agent-session-inspector.sessionInspector.waiting"]',
     );
     await item.waitFor({ timeout: 30_000 });
     const text = (await item.innerText()).trim();
@@ -218,7 +218,7 @@ try {
     const badge = Number(
       await page
         .locator(
-          '.part.activitybar .action-item:has([aria-label^="Agent Sessions"]) .badge-content',
+          '.part.activitybar .action-item:has([aria-label^="Session Inspector"]) .badge-content',
         )
         .first()
         .innerText(),

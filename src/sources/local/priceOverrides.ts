@@ -1,5 +1,5 @@
 /**
- * The `agentSessions.local.prices` setting (model id → USD per million tokens) read into a
+ * The `sessionInspector.local.prices` setting (model id → USD per million tokens) read into a
  * PriceTable. Each entry is checked on its own: a bad one is left out and described (for a
  * warning and the log), the others still apply. Unknown fields make an entry invalid rather
  * than being ignored, so a misspelt `cacheRead` is not silently billed at the input price.

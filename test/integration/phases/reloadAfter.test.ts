@@ -23,7 +23,7 @@ describe('window reload between send and answer (after the reload)', () => {
     await api.tokens.set(scenario.connectionId, scenario.mcpUrl, scenario.token);
     const user = new ScriptedUser().pick((items) => items[0]);
     try {
-      await vscode.commands.executeCommand('agentSessions.retryCompletions');
+      await vscode.commands.executeCommand('sessionInspector.retryCompletions');
     } finally {
       user.restore();
     }

@@ -31,7 +31,7 @@ describe('window reload between send and answer (before the reload)', () => {
     // backend drops the connection after applying it.
     const user = new ScriptedUser().type('Finished before the reload').pick((items) => items[0]);
     try {
-      await vscode.commands.executeCommand('agentSessions.completeSession', {
+      await vscode.commands.executeCommand('sessionInspector.completeSession', {
         kind: 'session',
         session,
       });

@@ -108,7 +108,7 @@ describe('the .resumable row flag', () => {
       contributes: { menus: Record<string, { command: string; when?: string }[]> };
     };
     const entry = pkg.contributes.menus['view/item/context']!.find(
-      (m) => m.command === 'agentSessions.resumeInTerminal',
+      (m) => m.command === 'sessionInspector.resumeInTerminal',
     )!;
     const regex = new RegExp(/viewItem =~ \/(.*)\/$/.exec(entry.when!)![1]!);
     for (const value of ['session.idle.resumable', 'session.waiting.resumable.completable'])

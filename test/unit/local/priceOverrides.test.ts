@@ -1,5 +1,5 @@
 /**
- * The agentSessions.local.prices setting: valid entries become prices (and change costs),
+ * The sessionInspector.local.prices setting: valid entries become prices (and change costs),
  * each invalid entry is left out with a problem naming it and what is wrong.
  */
 import assert from 'node:assert/strict';

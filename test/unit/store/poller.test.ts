@@ -217,3 +217,36 @@ describe('Poller', () => {
     assert.equal(t.calls.length, 0);
   });
 });
+
+describe('Poller first delay and restart', () => {
+  it('a first delay replaces the first interval only', async () => {
+    const t = scriptedTick([true]);
+    const poller = new Poller(t.tick, () => 180_000);
+    poller.setActive(true, 2_000);
+    await expectNextTickAfter(t, 2_000);
+    await expectNextTickAfter(t, 180_000);
+    poller.dispose();
+  });
+
+  it('restart applies a changed interval now', async () => {
+    let interval = 180_000;
+    const t = scriptedTick([true]);
+    const poller = new Poller(t.tick, () => interval);
+    poller.setActive(true);
+    await t.advance(1_000);
+    interval = 1_000;
+    poller.restart();
+    await expectNextTickAfter(t, 1_000);
+    await expectNextTickAfter(t, 1_000);
+    poller.dispose();
+  });
+
+  it('restart does nothing while inactive', async () => {
+    const t = scriptedTick([true]);
+    const poller = new Poller(t.tick, () => 1_000);
+    poller.restart();
+    await t.advance(10_000);
+    assert.equal(t.calls.length, 0);
+    poller.dispose();
+  });
+});

@@ -678,3 +678,45 @@ describe('SessionStore', () => {
     assert.equal(a.requests.length, 1);
   });
 });
+
+describe('SessionStore.refreshWaiting (background polling)', () => {
+  it('loads the first page when the connection never loaded', async () => {
+    const source = new FakeSource(config('a'), many(3), { sessions: [], complete: true });
+    const { store } = setup([source]);
+    await store.refreshWaiting('a');
+    assert.equal(source.requests.length, 1, 'the first page');
+    assert.equal(store.state('a')?.loadedOnce, true);
+  });
+
+  it('after that asks only for the waiting list, and reports who started waiting', async () => {
+    const source = new FakeSource(config('a'), many(3), { sessions: [], complete: true });
+    const { store } = setup([source]);
+    const started: string[][] = [];
+    store.onDidStartWaiting((s) => started.push(ids(s)));
+    await store.refreshWaiting('a');
+    source.waitingList = { sessions: [session('w1', 'waiting')], complete: true };
+    await store.refreshWaiting('a');
+    assert.equal(source.requests.length, 1, 'no page asked again');
+    assert.equal(source.waitingRequests.length, 2);
+    assert.deepEqual(ids(store.waiting()), ['w1']);
+    assert.deepEqual(started, [['w1']]);
+  });
+
+  it('a failing waiting list marks the connection and the count as incomplete', async () => {
+    const source = new FakeSource(config('a'), many(3), { sessions: [], complete: true });
+    const { store } = setup([source]);
+    await store.refreshWaiting('a');
+    source.failWith = new BackendError('network', 'down');
+    await store.refreshWaiting('a');
+    assert.equal(store.state('a')?.error?.kind, 'network');
+    assert.equal(store.waitingIncomplete(), true);
+  });
+
+  it('without listWaiting it refreshes the first page', async () => {
+    const source = new FakeSource(config('a'), [session('w1', 'waiting')]);
+    const { store } = setup([source]);
+    await store.refreshWaiting('a');
+    await store.refreshWaiting('a');
+    assert.equal(source.requests.length, 2);
+  });
+});

@@ -178,7 +178,7 @@ describe('local usage view from a hand-made report', () => {
     assert.equal(view.totals.cost, '$2.00 + unknown');
     assert.equal(
       view.problems[0],
-      'No price for my-model: its tokens are counted, its cost is unknown. Add it to agentSessions.local.prices.',
+      'No price for my-model: its tokens are counted, its cost is unknown. Add it to sessionInspector.local.prices.',
     );
     const model = view.breakdowns.find((b) => b.id === 'model')!;
     const mine = model.rows.find((r) => r.label === 'my-model')!;
