@@ -5,7 +5,7 @@
  * summary line. `npm test -- unit` runs one tier.
  */
 import { spawn } from 'node:child_process';
-import { projectRoot } from './lib/tools.ts';
+import { chromiumPath, projectRoot } from './lib/tools.ts';
 
 interface TierResult {
   tier: string;
@@ -99,13 +99,27 @@ const tiers: Record<string, () => Promise<Omit<TierResult, 'tier' | 'seconds'>>>
 
 const requested = process.argv.slice(2);
 const order = requested.length ? requested : Object.keys(tiers);
-const results: TierResult[] = [];
-for (const tier of order) {
-  const runTier = tiers[tier];
-  if (!runTier) {
-    console.error(`unknown tier "${tier}"; tiers: ${Object.keys(tiers).join(', ')}`);
+const unknown = order.find((tier) => !tiers[tier]);
+if (unknown) {
+  console.error(`unknown tier "${unknown}"; tiers: ${Object.keys(tiers).join(', ')}`);
+  process.exit(2);
+}
+// Every tier but unit drives Chromium: without one, stop before running anything rather
+// than let each test fail on its own (and a test file keep its server open).
+const needsChromium = order.filter((tier) => tier !== 'unit');
+if (needsChromium.length) {
+  try {
+    chromiumPath();
+  } catch (error) {
+    console.error(
+      `${(error as Error).message}\nNeeded by the ${needsChromium.join(', ')} tier(s).`,
+    );
     process.exit(2);
   }
+}
+const results: TierResult[] = [];
+for (const tier of order) {
+  const runTier = tiers[tier]!;
   console.log(`\n━━ ${tier} tests ━━`);
   const started = Date.now();
   const result = await runTier();

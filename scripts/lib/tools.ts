@@ -101,21 +101,31 @@ function findNpmCli(): string {
     : path.join(path.dirname(real), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
 }
 
-/** Debian's chromium (apt install chromium) or CHROMIUM=/path. */
-export function chromiumPath(): string {
-  const candidates = [
-    process.env.CHROMIUM,
-    '/usr/bin/chromium',
-    '/usr/bin/chromium-browser',
-    '/usr/bin/google-chrome',
-  ];
-  const found = candidates.find((c): c is string => Boolean(c && existsSync(c)));
-  if (!found) {
-    throw new Error(
-      'No Chromium found: install it (Debian: apt-get install chromium) or set CHROMIUM=/path/to/chrome.',
-    );
+export const CHROMIUM_HINT =
+  'install it (Debian: apt-get install chromium) or set CHROMIUM=/path/to/chrome';
+
+/**
+ * CHROMIUM=/path when set (and then only that path: a wrong one is reported, not
+ * silently replaced), else Debian's /usr/bin/chromium and its usual names, else the
+ * first of those names on PATH.
+ */
+export function chromiumPath(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  exists: (file: string) => boolean = existsSync,
+): string {
+  if (env.CHROMIUM) {
+    if (exists(env.CHROMIUM)) return env.CHROMIUM;
+    throw new Error(`No Chromium at CHROMIUM=${env.CHROMIUM}: ${CHROMIUM_HINT}.`);
   }
-  return found;
+  const names = ['chromium', 'chromium-browser', 'google-chrome'];
+  const folders = ['/usr/bin', ...(env.PATH ?? '').split(':').filter(Boolean)];
+  for (const folder of folders) {
+    for (const name of names) {
+      const candidate = path.join(folder, name);
+      if (exists(candidate)) return candidate;
+    }
+  }
+  throw new Error(`No Chromium found: ${CHROMIUM_HINT}.`);
 }
 
 /** Arguments that keep Chromium off the network except loopback. */

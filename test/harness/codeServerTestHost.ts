@@ -45,9 +45,11 @@ async function main(): Promise<number> {
     );
     return 2;
   }
+  // Found before code-server starts, so a missing Chromium leaves no server running.
+  const executablePath = chromiumPath();
   const server = await startCodeServer({ smokeTestDriver: true });
   const browser = await chromium.launch({
-    executablePath: chromiumPath(),
+    executablePath,
     headless: true,
     args: chromiumArgs,
   });

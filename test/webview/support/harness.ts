@@ -5,7 +5,7 @@
  * with playwright-core and the system Chromium, kept off the network.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +13,7 @@ import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
-import { chromiumArgs, projectRoot } from '../../../scripts/lib/tools.ts';
+import { chromiumArgs, chromiumPath, projectRoot } from '../../../scripts/lib/tools.ts';
 import type { Probe } from './probeTypes.ts';
 
 const fixture = path.join(projectRoot, 'test', 'webview', 'fixture');
@@ -156,13 +156,21 @@ export async function openHarness(options: PageOptions = {}): Promise<Harness> {
   mkdirSync(screenshots, { recursive: true });
   const entry = options.dashboard ? 'dashboardPage.ts' : 'page.ts';
   if (!built.has(entry)) built.set(entry, bundle(entry));
-  const { server, url } = await serve(await built.get(entry)!, options);
-  const executablePath = existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
+  // The browser first: if it cannot start, no server is left open to keep the test
+  // process alive.
   const browser: Browser = await chromium.launch({
-    executablePath,
+    executablePath: chromiumPath(),
     headless: true,
     args: chromiumArgs,
   });
+  let served: Awaited<ReturnType<typeof serve>>;
+  try {
+    served = await serve(await built.get(entry)!, options);
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+  const { server, url } = served;
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   const dialogs: string[] = [];
