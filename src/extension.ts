@@ -26,7 +26,8 @@ import { registerManualTaskCommands } from './commands/manualTaskCommands.ts';
 import { registerUsageDashboard, type UsageDashboards } from './webview/dashboardPanel.ts';
 import { registerLocalUsageCommands } from './commands/localUsageCommands.ts';
 import { registerResumeCommands } from './commands/resumeCommands.ts';
-import { onLocalPricesChange, readLocalPrices, warnPriceProblems } from './config/localPrices.ts';
+import { readLocalPrices, warnPriceProblems } from './config/localPrices.ts';
+import { onLocalSettingsChange, readLocalFolders } from './config/localFolders.ts';
 import { notifyWaiting } from './views/waitingNotification.ts';
 import { LiveLocalSessions } from './services/liveLocalSessions.ts';
 import { countWaiting } from './domain/waitingCount.ts';
@@ -83,6 +84,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     timeoutMs: () =>
       vscode.workspace.getConfiguration('sessionInspector').get('requestTimeoutSeconds', 20) * 1000,
     localPrices: readLocalPrices,
+    localFolders: readLocalFolders,
     onPriceProblems: (lines) => void warnPriceProblems(lines),
   });
   const store = new SessionStore({
@@ -190,13 +192,13 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     ...dashboards.disposables,
     ...registerViewCommands(store, channel, tree),
     ...registerConnectionCommands({ registry, tokens, store, createSource }),
-    ...registerDemoCommands({ demo, registry, tokens }),
+    ...registerDemoCommands({ demo, registry, tokens, memory: context.globalState }),
     ...registerWaitingCommands(store, view),
     ...registerSessionCommands(store, panels),
     ...registerResumeCommands(store),
     ...registerLocalUsageCommands(store),
-    // New prices: local connections rebuild their costs with them.
-    onLocalPricesChange(() => {
+    // New prices or transcript folders: local connections are built again with them.
+    onLocalSettingsChange(() => {
       for (const c of store.connections())
         if (c.config.kind === 'local') void store.reconnect(c.config.id);
     }),

@@ -23,10 +23,3 @@ export async function warnPriceProblems(lines: readonly string[]): Promise<void>
     await vscode.commands.executeCommand('workbench.action.openSettings', LOCAL_PRICES_SETTING);
   }
 }
-
-/** Calls `reload` when the prices change (local connections then rebuild their costs). */
-export function onLocalPricesChange(reload: () => void): vscode.Disposable {
-  return vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration(LOCAL_PRICES_SETTING)) reload();
-  });
-}

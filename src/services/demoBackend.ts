@@ -38,9 +38,14 @@ export class DemoBackend implements vscode.Disposable {
     return this.running;
   }
 
-  async dispose(): Promise<void> {
+  /** Closes the backend; the next start() picks a new port and token. */
+  async stop(): Promise<void> {
     const running = this.running;
     this.running = undefined;
     await running?.then((r) => r.demo.close()).catch(() => undefined);
+  }
+
+  dispose(): Promise<void> {
+    return this.stop();
   }
 }

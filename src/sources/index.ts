@@ -4,6 +4,7 @@ export { McpSource } from './mcp/mcpSource.ts';
 export { AgentsApiSource } from './rest/agentsApiSource.ts';
 export { LocalSource } from './local/localSource.ts';
 export { describePriceProblems, parsePriceOverrides } from './local/priceOverrides.ts';
+export { folderOptions } from './local/discovery.ts';
 export { openSessionTranscript } from './transcripts/openTranscript.ts';
 export { isTranscriptUnavailableError } from './transcripts/availability.ts';
 export {

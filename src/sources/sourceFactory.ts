@@ -25,6 +25,11 @@ export interface SourceFactoryDeps {
   timeoutMs: () => number;
   /** The raw `sessionInspector.local.prices` value; validated here, in the lazily loaded bundle. */
   localPrices?: () => unknown;
+  /**
+   * The raw `sessionInspector.local.claudeConfigDirs` and `codexHome` values
+   * (`{ claudeConfigDirs, codexHome }`): folders read before the environment variables.
+   */
+  localFolders?: () => unknown;
   /** Told once per distinct set of ignored price entries (one line per entry). */
   onPriceProblems?: (lines: string[]) => void;
 }
@@ -60,10 +65,13 @@ export function createSourceFactory(
     return prices;
   };
   return (config) => {
-    const { McpSource, AgentsApiSource, LocalSource } = load();
+    const { McpSource, AgentsApiSource, LocalSource, folderOptions } = load();
     if (config.kind === 'local')
       return new LocalSource({
         config,
+        // The folders of the machine whose extension host runs this (the remote one in a
+        // remote window: extensionKind workspace).
+        ...folderOptions(deps.localFolders?.()),
         env: process.env,
         priceOverrides: localPrices(),
         // First scans read files in helper processes, one per core (dist/scanWorker.cjs):

@@ -4,7 +4,8 @@
  * sessions at `projects/<encoded cwd>/<sessionId>.jsonl` and subagents at
  * `projects/<encoded cwd>/<sessionId>/subagents/agent-<agentId>.jsonl` (+ `.meta.json`).
  * Codex: `CODEX_HOME` or `~/.codex`, `sessions/YYYY/MM/DD/rollout-*.jsonl` and
- * `archived_sessions/`. Symlinks are followed; a folder reached twice (a loop, or two
+ * `archived_sessions/`. Folders given as options (the `sessionInspector.local.*` settings)
+ * come before the environment variables. Symlinks are followed; a folder reached twice (a loop, or two
  * roots that are one folder) is read once, and a file reached twice is listed once.
  */
 import type { Dirent, Stats } from 'node:fs';
@@ -22,6 +23,30 @@ export interface LocalRootsOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Home folder (default os.homedir()). */
   homeDir?: string;
+}
+
+/**
+ * The `sessionInspector.local.claudeConfigDirs` / `codexHome` setting values as root
+ * options: blank entries dropped, an empty list or path meaning "not set" (the
+ * environment then applies), anything that is not a string ignored.
+ */
+export function folderOptions(
+  raw: unknown,
+): Pick<LocalRootsOptions, 'claudeConfigDirs' | 'codexHome'> {
+  const value = (raw ?? {}) as { claudeConfigDirs?: unknown; codexHome?: unknown };
+  const dirs = Array.isArray(value.claudeConfigDirs)
+    ? value.claudeConfigDirs.filter((d): d is string => typeof d === 'string' && d.trim() !== '')
+    : [];
+  const codex = typeof value.codexHome === 'string' ? value.codexHome.trim() : '';
+  return {
+    ...(dirs.length > 0 ? { claudeConfigDirs: dirs } : {}),
+    ...(codex ? { codexHome: codex } : {}),
+  };
+}
+
+/** `~` and `~/…` as the home folder (settings are not expanded by a shell). */
+function expandHome(p: string, home: string): string {
+  return p === '~' || p.startsWith('~/') ? join(home, p.slice(1)) : p;
 }
 
 export interface LocalRoot {
@@ -77,7 +102,11 @@ export function resolveRoots(options: LocalRootsOptions = {}): LocalRoot[] {
   if (options.claudeConfigDirs) {
     for (const p of options.claudeConfigDirs) {
       if (p.trim())
-        roots.push({ harness: 'claude-code', path: resolve(p.trim()), origin: 'option' });
+        roots.push({
+          harness: 'claude-code',
+          path: resolve(expandHome(p.trim(), home)),
+          origin: 'option',
+        });
     }
   } else {
     const fromEnv = (env.CLAUDE_CONFIG_DIR ?? '')
@@ -96,10 +125,15 @@ export function resolveRoots(options: LocalRootsOptions = {}): LocalRoot[] {
       roots.push({ harness: 'claude-code', path: join(home, '.claude'), origin: 'default' });
     }
   }
-  const codex = options.codexHome?.trim() || env.CODEX_HOME?.trim();
+  const fromOption = options.codexHome?.trim();
+  const codex = fromOption || env.CODEX_HOME?.trim();
   roots.push(
     codex
-      ? { harness: 'codex', path: resolve(codex), origin: options.codexHome ? 'option' : 'env' }
+      ? {
+          harness: 'codex',
+          path: resolve(expandHome(codex, home)),
+          origin: fromOption ? 'option' : 'env',
+        }
       : { harness: 'codex', path: join(home, '.codex'), origin: 'default' },
   );
   return roots;

@@ -16,6 +16,7 @@ export {
 } from './usageReport.ts';
 export {
   discoverLocalFiles,
+  folderOptions,
   resolveRoots,
   type DiscoveredFile,
   type DiscoveryResult,

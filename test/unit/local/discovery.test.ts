@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { discoverLocalFiles, resolveRoots } from '../../../src/sources/local/discovery.ts';
+import {
+  discoverLocalFiles,
+  folderOptions,
+  resolveRoots,
+} from '../../../src/sources/local/discovery.ts';
 import { LocalIndex } from '../../../src/sources/local/localIndex.ts';
 import { assistant, jsonl, prompt, tempDir, writeAt } from './fixtures.ts';
 
@@ -40,6 +44,37 @@ describe('roots', () => {
       roots.map((r) => `${r.path}:${r.origin}`),
       ['/x:option', '/y:option'],
     );
+  });
+
+  test('the folder settings come before the environment, which comes before the defaults', () => {
+    const env = { CLAUDE_CONFIG_DIR: '/env/claude', CODEX_HOME: '/env/codex' };
+    const paths = (settings: unknown, e: Record<string, string> = env) =>
+      resolveRoots({ ...folderOptions(settings), env: e, homeDir: HOME }).map(
+        (r) => `${r.harness}:${r.path}:${r.origin}`,
+      );
+    // Both settings set: the environment is not read; `~` is this machine's home.
+    assert.deepEqual(paths({ claudeConfigDirs: ['~/work/.claude', ' /srv/c '], codexHome: '~' }), [
+      'claude-code:/home/ada/work/.claude:option',
+      'claude-code:/srv/c:option',
+      'codex:/home/ada:option',
+    ]);
+    // One set: the other comes from its variable.
+    assert.deepEqual(paths({ claudeConfigDirs: [], codexHome: '~/.codex-work' }), [
+      'claude-code:/env/claude:env',
+      'codex:/home/ada/.codex-work:option',
+    ]);
+    // Empty values (the settings' defaults) and junk mean "not set".
+    assert.deepEqual(paths({ claudeConfigDirs: ['', '  ', 3], codexHome: '  ' }), [
+      'claude-code:/env/claude:env',
+      'codex:/env/codex:env',
+    ]);
+    assert.deepEqual(paths(undefined, {}), [
+      'claude-code:/home/ada/.config/claude:default',
+      'claude-code:/home/ada/.claude:default',
+      'codex:/home/ada/.codex:default',
+    ]);
+    // `~user` is not this user's home: left as a (relative) path, not guessed.
+    assert.ok(!paths({ codexHome: '~bob/x' }).includes('codex:/home/ada/bob/x:option'));
   });
 });
 
