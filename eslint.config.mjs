@@ -28,6 +28,27 @@ export default tseslint.config(
     },
   },
   {
+    // VS Code renders `[x](command:…)` in a notification as a link that runs the command:
+    // every notification and modal goes through src/views/safeMessage.ts (the sanitiser).
+    files: ['src/**/*.ts'],
+    // localPrices.ts and demoCommands.ts show the user's settings and the local demo's own
+    // errors; they move to safeMessage with their pending changes.
+    ignores: [
+      'src/views/safeMessage.ts',
+      'src/config/localPrices.ts',
+      'src/commands/demoCommands.ts',
+    ],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['showInformationMessage', 'showWarningMessage', 'showErrorMessage'].map((property) => ({
+          property,
+          message: 'Use showInformation/showWarning/showError from src/views/safeMessage.ts.',
+        })),
+      ],
+    },
+  },
+  {
     files: ['webview-ui/**'],
     languageOptions: { globals: { ...globals.browser } },
   },

@@ -2,9 +2,16 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { connectionIdOf } from './commandArgs.ts';
 import type { ConnectionRegistry } from '../config/connectionRegistry.ts';
+import {
+  DETAIL_MAX_LENGTH,
+  plainSurfaceText,
+  surfaceError,
+  surfaceLabel,
+} from '../domain/surfaceText.ts';
 import type { TokenStore } from '../config/tokenStore.ts';
 import type { ConnectionConfig, ConnectionKind, SessionSource } from '../sources/sessionSource.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
+import { showError, showInformation, showWarning } from '../views/safeMessage.ts';
 
 interface Deps {
   registry: ConnectionRegistry;
@@ -55,7 +62,11 @@ async function resolveConnection(deps: Deps, arg: unknown): Promise<ConnectionCo
   const all = deps.registry.all();
   if (all.length <= 1) return all[0];
   const picked = await vscode.window.showQuickPick(
-    all.map((c) => ({ label: c.label, description: c.url ?? c.kind, config: c })),
+    all.map((c) => ({
+      label: surfaceLabel(c.label),
+      description: plainSurfaceText(c.url ?? c.kind, { maxLength: DETAIL_MAX_LENGTH }),
+      config: c,
+    })),
     { placeHolder: vscode.l10n.t('Select a connection') },
   );
   return picked?.config;
@@ -141,8 +152,8 @@ async function addConnection(deps: Deps): Promise<void> {
   const tested = await runTest(deps, config);
   if (!tested) {
     const save = vscode.l10n.t('Save Anyway');
-    const answer = await vscode.window.showWarningMessage(
-      vscode.l10n.t('The connection test failed. Save "{0}" anyway?', label),
+    const answer = await showWarning(
+      vscode.l10n.t('The connection test failed. Save "{0}" anyway?', surfaceLabel(label)),
       { modal: true },
       save,
     );
@@ -167,7 +178,7 @@ async function runTest(deps: Deps, config: ConnectionConfig): Promise<boolean> {
   return vscode.window.withProgress(
     {
       location: vscode.ProgressLocation.Notification,
-      title: vscode.l10n.t('Testing {0}…', config.label),
+      title: vscode.l10n.t('Testing {0}…', surfaceLabel(config.label)),
       cancellable: true,
     },
     async (_progress, cancellation) => {
@@ -176,14 +187,17 @@ async function runTest(deps: Deps, config: ConnectionConfig): Promise<boolean> {
       const source = deps.createSource(config);
       try {
         const detail = await source.test(abort.signal);
-        void vscode.window.showInformationMessage(
-          vscode.l10n.t('{0}: connected ({1}).', config.label, detail),
+        // The detail is the server's own description of itself.
+        void showInformation(
+          vscode.l10n.t(
+            '{0}: connected ({1}).',
+            surfaceLabel(config.label),
+            plainSurfaceText(detail, { maxLength: DETAIL_MAX_LENGTH }),
+          ),
         );
         return true;
       } catch (error) {
-        void vscode.window.showErrorMessage(
-          vscode.l10n.t('{0}: {1}', config.label, (error as Error).message),
-        );
+        void showError(vscode.l10n.t('{0}: {1}', surfaceLabel(config.label), surfaceError(error)));
         return false;
       } finally {
         listener.dispose();
@@ -196,7 +210,7 @@ async function runTest(deps: Deps, config: ConnectionConfig): Promise<boolean> {
 async function signIn(deps: Deps, config: ConnectionConfig): Promise<void> {
   if (!config.url) return;
   const token = await vscode.window.showInputBox({
-    title: vscode.l10n.t('Sign in to {0}', config.label),
+    title: vscode.l10n.t('Sign in to {0}', surfaceLabel(config.label)),
     prompt: vscode.l10n.t('Token for {0}', new URL(config.url).origin),
     password: true,
     ignoreFocusOut: true,
@@ -214,8 +228,8 @@ async function signOut(deps: Deps, config: ConnectionConfig): Promise<void> {
 
 async function removeConnection(deps: Deps, config: ConnectionConfig): Promise<void> {
   const remove = vscode.l10n.t('Remove');
-  const answer = await vscode.window.showWarningMessage(
-    vscode.l10n.t('Remove the connection "{0}" and its stored token?', config.label),
+  const answer = await showWarning(
+    vscode.l10n.t('Remove the connection "{0}" and its stored token?', surfaceLabel(config.label)),
     { modal: true },
     remove,
   );
@@ -227,9 +241,7 @@ async function removeConnection(deps: Deps, config: ConnectionConfig): Promise<v
 /** Local transcripts need no URL or token: the folders are found from the environment. */
 async function addLocalConnection(deps: Deps): Promise<void> {
   if (deps.registry.all().some((c) => c.kind === 'local')) {
-    void vscode.window.showInformationMessage(
-      vscode.l10n.t('Local transcripts are already connected.'),
-    );
+    void showInformation(vscode.l10n.t('Local transcripts are already connected.'));
     return;
   }
   const config: ConnectionConfig = {
@@ -251,8 +263,11 @@ async function testConnection(deps: Deps, config: ConnectionConfig): Promise<voi
  */
 async function editConnection(deps: Deps, config: ConnectionConfig): Promise<void> {
   if (config.ephemeral) {
-    void vscode.window.showInformationMessage(
-      vscode.l10n.t('"{0}" is a temporary connection and cannot be edited.', config.label),
+    void showInformation(
+      vscode.l10n.t(
+        '"{0}" is a temporary connection and cannot be edited.',
+        surfaceLabel(config.label),
+      ),
     );
     return;
   }
@@ -279,7 +294,7 @@ async function editConnection(deps: Deps, config: ConnectionConfig): Promise<voi
   await deps.registry.save({ ...config, label, url });
   if (movedOrigin) {
     const signIn = vscode.l10n.t('Sign In…');
-    const answer = await vscode.window.showInformationMessage(
+    const answer = await showInformation(
       vscode.l10n.t(
         '{0} is a different server: sign in to it. The token for the old address is not sent there.',
         new URL(url).origin,

@@ -6,7 +6,9 @@ import {
   FILTER_STATUSES,
   validateFilters,
 } from '../domain/filters.ts';
+import { surfaceLabel } from '../domain/surfaceText.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
+import { showInformation, showWarning } from '../views/safeMessage.ts';
 import type { SessionsTreeProvider } from '../views/sessionsTree.ts';
 import { connectionIdOf } from './commandArgs.ts';
 
@@ -50,7 +52,7 @@ export function registerFilterCommands(
     }),
     vscode.commands.registerCommand('sessionInspector.showWorkspaceOnly', async () => {
       if (tree.workspaceFolders.length === 0) {
-        void vscode.window.showInformationMessage(
+        void showInformation(
           vscode.l10n.t(
             'No folder is open, so there is no workspace to show sessions of. Open a folder first; all sessions stay listed.',
           ),
@@ -93,7 +95,7 @@ async function pickConnection(store: SessionStore): Promise<string | undefined> 
   const all = store.connections();
   if (all.length <= 1) return all[0]?.config.id;
   const picked = await vscode.window.showQuickPick(
-    all.map((c) => ({ label: c.config.label, id: c.config.id })),
+    all.map((c) => ({ label: surfaceLabel(c.config.label), id: c.config.id })),
     { placeHolder: vscode.l10n.t('Filter which connection?') },
   );
   return picked?.id;
@@ -161,7 +163,7 @@ async function editFilters(
     switch (picked.field) {
       case 'apply':
         if (problem) {
-          void vscode.window.showWarningMessage(problem);
+          void showWarning(problem);
           continue;
         }
         return { filters, workspaceOnly };
@@ -172,7 +174,7 @@ async function editFilters(
       case 'workspaceOnly':
         if (hasWorkspace) workspaceOnly = !workspaceOnly;
         else
-          void vscode.window.showInformationMessage(
+          void showInformation(
             vscode.l10n.t('No folder is open, so there is no workspace to show sessions of.'),
           );
         continue;

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import { hasLocalUsage } from '../sources/localUsageSource.ts';
+import { surfaceError, surfaceLabel } from '../domain/surfaceText.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
+import { showError, showInformation } from '../views/safeMessage.ts';
 import { DASHBOARD_COMMAND } from '../webview/dashboardPanel.ts';
 
 export const SHOW_LOCAL_USAGE_COMMAND = 'sessionInspector.showLocalUsageReport';
@@ -61,11 +63,11 @@ async function exportReport(
     await vscode.window.showTextDocument(opened, { preview: false });
     return opened;
   } catch (error) {
-    void vscode.window.showErrorMessage(
+    void showError(
       vscode.l10n.t(
         'The usage report of {0} could not be built: {1}',
-        label,
-        (error as Error).message,
+        surfaceLabel(label),
+        surfaceError(error),
       ),
     );
     return undefined;
@@ -79,13 +81,13 @@ async function localConnection(store: SessionStore): Promise<string | undefined>
   if (found.length === 1) return found[0]!.config.id;
   if (found.length > 1) {
     const picked = await vscode.window.showQuickPick(
-      found.map((c) => ({ label: c.config.label, id: c.config.id })),
+      found.map((c) => ({ label: surfaceLabel(c.config.label), id: c.config.id })),
       { placeHolder: vscode.l10n.t('The usage of which local connection?') },
     );
     return picked?.id;
   }
   const add = vscode.l10n.t('Add Local Connection');
-  const answer = await vscode.window.showInformationMessage(
+  const answer = await showInformation(
     vscode.l10n.t(
       'No local transcripts connection is set up. Add one to read the Claude Code and Codex sessions on this machine?',
     ),

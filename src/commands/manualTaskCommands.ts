@@ -1,9 +1,16 @@
 import * as vscode from 'vscode';
 import { sessionOf } from './commandArgs.ts';
 import type { PendingTask, SessionSummary } from '../domain/session.ts';
+import {
+  DETAIL_MAX_LENGTH,
+  plainSurfaceText,
+  surfaceError,
+  surfaceLabel,
+} from '../domain/surfaceText.ts';
 import { hasManualTasks } from '../sources/steering.ts';
 import type { ManualTaskDetail, ManualTasks } from '../sources/steering.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
+import { showError, showInformation, showWarning } from '../views/safeMessage.ts';
 
 /**
  * Completing an Itential manual task: irreversible, so the server's preview
@@ -43,12 +50,12 @@ async function resolveSession(
     .flatMap((c) => c.sessions)
     .filter((s) => s.pendingTasks?.some((t) => t.completionSupported));
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('No manual task is waiting on you.'));
+    void showInformation(vscode.l10n.t('No manual task is waiting on you.'));
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
     candidates.map((session) => ({
-      label: session.label,
+      label: surfaceLabel(session.label),
       description: `${session.pendingTasks?.length ?? 0}`,
       session,
     })),
@@ -61,7 +68,7 @@ async function pickTask(tasks: PendingTask[]): Promise<PendingTask | undefined> 
   const completable = tasks.filter((t) => t.completionSupported);
   if (completable.length <= 1) {
     if (completable.length === 0 && tasks.length > 0) {
-      void vscode.window.showWarningMessage(
+      void showWarning(
         vscode.l10n.t(
           'These manual tasks use a form view that cannot be completed from here; open them in the platform.',
         ),
@@ -70,7 +77,11 @@ async function pickTask(tasks: PendingTask[]): Promise<PendingTask | undefined> 
     return completable[0];
   }
   const picked = await vscode.window.showQuickPick(
-    completable.map((task) => ({ label: task.title ?? task.id, description: task.viewType, task })),
+    completable.map((task) => ({
+      label: surfaceLabel(task.title ?? task.id),
+      description: task.viewType === undefined ? undefined : surfaceLabel(task.viewType),
+      task,
+    })),
     { placeHolder: vscode.l10n.t('Which manual task?') },
   );
   return picked?.task;
@@ -91,56 +102,56 @@ export async function finishManualTask(
   try {
     task = await source.describeManualTask(taskId);
   } catch (error) {
-    void vscode.window.showErrorMessage(
-      vscode.l10n.t('Could not read the manual task: {0}', (error as Error).message),
-    );
+    void showError(vscode.l10n.t('Could not read the manual task: {0}', surfaceError(error)));
     return;
   }
+  // Button labels, the message and the header are workflow-authored (backend text).
+  const detail =
+    task.message === undefined
+      ? undefined
+      : plainSurfaceText(task.message, { maxLength: DETAIL_MAX_LENGTH, breakUrls: true });
   const options = [
     {
-      label: task.successLabel || vscode.l10n.t('Success'),
-      detail: task.message,
+      label: surfaceLabel(task.successLabel) || vscode.l10n.t('Success'),
+      detail,
       finish: 'success' as const,
     },
     ...(task.failureLabel
-      ? [{ label: task.failureLabel, detail: task.message, finish: 'failure' as const }]
+      ? [
+          {
+            label: surfaceLabel(task.failureLabel) || vscode.l10n.t('Failure'),
+            detail,
+            finish: 'failure' as const,
+          },
+        ]
       : []),
   ];
+  const header = surfaceLabel(task.header ?? task.id);
   const picked = finish
     ? options.find((o) => o.finish === finish)
     : await vscode.window.showQuickPick(options, {
-        title: task.header ?? task.id,
+        title: header,
         placeHolder: vscode.l10n.t('How do you finish this task?'),
       });
   if (finish && !picked) {
-    void vscode.window.showWarningMessage(
-      vscode.l10n.t('This task has no failure button; only success is possible.'),
-    );
+    void showWarning(vscode.l10n.t('This task has no failure button; only success is possible.'));
     return;
   }
   if (!picked) return;
   try {
     const preview = await source.completeManualTask(task.id, picked.finish, false);
     const confirm = picked.label;
-    const answer = await vscode.window.showWarningMessage(
-      vscode.l10n.t(
-        'Finish "{0}" as "{1}"? This cannot be undone.',
-        task.header ?? task.id,
-        picked.label,
-      ),
-      // The body is workflow-authored: a modal shows it as plain text only.
+    const answer = await showWarning(
+      vscode.l10n.t('Finish "{0}" as "{1}"? This cannot be undone.', header, picked.label),
+      // The preview and body are the server's: a modal shows them as plain text (cleaned).
       { modal: true, detail: [preview, task.body ? `\n${task.body.slice(0, 2000)}` : ''].join('') },
       confirm,
     );
     if (answer !== confirm) return;
     await source.completeManualTask(task.id, picked.finish, true);
-    void vscode.window.showInformationMessage(
-      vscode.l10n.t('The manual task was finished as "{0}".', picked.label),
-    );
+    void showInformation(vscode.l10n.t('The manual task was finished as "{0}".', picked.label));
     await store.refresh(session.connectionId);
   } catch (error) {
-    void vscode.window.showErrorMessage(
-      vscode.l10n.t('The manual task was not finished: {0}', (error as Error).message),
-    );
+    void showError(vscode.l10n.t('The manual task was not finished: {0}', surfaceError(error)));
   }
 }

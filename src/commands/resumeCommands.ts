@@ -5,8 +5,10 @@ import { sessionOf } from './commandArgs.ts';
 import { relativeTime } from '../domain/format.ts';
 import { isResumable, resumePlan, type ResumeCommand, type ResumePlan } from '../domain/resume.ts';
 import type { SessionSummary } from '../domain/session.ts';
+import { DETAIL_MAX_LENGTH, plainSurfaceText, surfaceLabel } from '../domain/surfaceText.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import { findExecutable } from '../util/findExecutable.ts';
+import { showError, showInformation, showWarning } from '../views/safeMessage.ts';
 
 export const RESUME_COMMAND = 'sessionInspector.resumeInTerminal';
 const NAME_MAX = 40;
@@ -34,18 +36,18 @@ async function resumeInTerminal(store: SessionStore, session: SessionSummary): P
     : { ok: false, reason: 'notResumable' };
   if (!plan.ok) {
     if (plan.reason === 'unsafeId') {
-      void vscode.window.showErrorMessage(
+      void showError(
         vscode.l10n.t(
           'Not resuming "{0}": its session id "{1}" is not safe to put on a command line (it must be letters, digits, "-" and "_", starting with a letter or digit).',
-          session.label,
-          plan.id.slice(0, 80),
+          surfaceLabel(session.label),
+          plainSurfaceText(plan.id, { maxLength: 80 }),
         ),
       );
     } else {
-      void vscode.window.showInformationMessage(
+      void showInformation(
         vscode.l10n.t(
           '"{0}" cannot be resumed in a terminal: only Claude Code and Codex sessions on this machine can (their subagents resume with them).',
-          session.label,
+          surfaceLabel(session.label),
         ),
       );
     }
@@ -59,7 +61,8 @@ async function resumeInTerminal(store: SessionStore, session: SessionSummary): P
   }
   const cwd = await workingFolder(session, command);
   const terminal = vscode.window.createTerminal({
-    name: vscode.l10n.t('Resume: {0}', shorten(session.label)),
+    // Terminal tabs render `$(icon)`: the name goes through the sanitiser, one line, short.
+    name: vscode.l10n.t('Resume: {0}', plainSurfaceText(session.label, { maxLength: NAME_MAX })),
     cwd,
     iconPath: new vscode.ThemeIcon('debug-continue'),
   });
@@ -70,11 +73,11 @@ async function resumeInTerminal(store: SessionStore, session: SessionSummary): P
 
 async function offerCopy(command: ResumeCommand, session: SessionSummary): Promise<void> {
   const copy = vscode.l10n.t('Copy Command');
-  const answer = await vscode.window.showWarningMessage(
+  const answer = await showWarning(
     vscode.l10n.t(
       'The {0} command is not on PATH, so "{1}" cannot be resumed here. Install it, or run this where it is installed: {2}',
       command.cli,
-      session.label,
+      surfaceLabel(session.label),
       command.commandLine,
     ),
     copy,
@@ -97,7 +100,7 @@ async function workingFolder(session: SessionSummary, command: ResumeCommand): P
   const where = folder
     ? vscode.l10n.t(
         "The session's folder {0} no longer exists: the terminal opens in your home folder.",
-        folder,
+        plainSurfaceText(folder, { maxLength: DETAIL_MAX_LENGTH }),
       )
     : vscode.l10n.t(
         'The session does not record its folder: the terminal opens in your home folder.',
@@ -107,14 +110,8 @@ async function workingFolder(session: SessionSummary, command: ResumeCommand): P
     command.cli === 'claude'
       ? ` ${vscode.l10n.t('Claude Code looks sessions up by folder, so it may not find this one there.')}`
       : '';
-  void vscode.window.showInformationMessage(where + hint);
+  void showInformation(where + hint);
   return home;
-}
-
-function shorten(label: string): string {
-  // Control characters and line breaks become spaces: a terminal name is one line.
-  const oneLine = label.replace(/[\p{Cc}\s]+/gu, ' ').trim();
-  return oneLine.length > NAME_MAX ? `${oneLine.slice(0, NAME_MAX - 1)}…` : oneLine;
 }
 
 async function pickResumable(store: SessionStore): Promise<SessionSummary | undefined> {
@@ -124,7 +121,7 @@ async function pickResumable(store: SessionStore): Promise<SessionSummary | unde
     .flatMap((c) => c.sessions)
     .filter(isResumable);
   if (sessions.length === 0) {
-    void vscode.window.showInformationMessage(
+    void showInformation(
       vscode.l10n.t(
         'No local Claude Code or Codex session is loaded. Add the local connection (Add Connection, then Local transcripts) or refresh it.',
       ),
@@ -133,9 +130,15 @@ async function pickResumable(store: SessionStore): Promise<SessionSummary | unde
   }
   const picked = await vscode.window.showQuickPick(
     sessions.map((session) => ({
-      label: session.label,
-      description: [session.harness, session.repository].filter(Boolean).join(' · '),
-      detail: [relativeTime(session.lastActivityAt), session.resumeId].filter(Boolean).join(' · '),
+      label: surfaceLabel(session.label),
+      description: plainSurfaceText(
+        [session.harness, session.repository].filter(Boolean).join(' · '),
+        { maxLength: DETAIL_MAX_LENGTH, breakUrls: true },
+      ),
+      detail: plainSurfaceText(
+        [relativeTime(session.lastActivityAt), session.resumeId].filter(Boolean).join(' · '),
+        { maxLength: DETAIL_MAX_LENGTH, breakUrls: true },
+      ),
       session,
     })),
     {

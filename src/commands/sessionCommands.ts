@@ -2,7 +2,9 @@ import * as vscode from 'vscode';
 import { sessionOf } from './commandArgs.ts';
 import type { SessionSummary } from '../domain/session.ts';
 import { formatCost, relativeTime } from '../domain/format.ts';
+import { DETAIL_MAX_LENGTH, plainSurfaceText, surfaceLabel } from '../domain/surfaceText.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
+import { showInformation } from '../views/safeMessage.ts';
 import type { SessionPanels } from '../webview/sessionPanels.ts';
 import { statusLabel } from '../views/statusPresentation.ts';
 
@@ -22,15 +24,18 @@ export function registerSessionCommands(
 async function pickSession(store: SessionStore): Promise<SessionSummary | undefined> {
   const sessions = store.connections().flatMap((c) => c.sessions);
   if (sessions.length === 0) {
-    void vscode.window.showInformationMessage(
+    void showInformation(
       vscode.l10n.t('No sessions are loaded yet. Open the Sessions view or add a connection.'),
     );
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
     sessions.map((session) => ({
-      label: session.label,
-      description: `${statusLabel(session.status.status)} · ${[session.harness, session.repository].filter(Boolean).join(' · ')}`,
+      label: surfaceLabel(session.label),
+      description: `${statusLabel(session.status.status)} · ${plainSurfaceText(
+        [session.harness, session.repository].filter(Boolean).join(' · '),
+        { maxLength: DETAIL_MAX_LENGTH, breakUrls: true },
+      )}`,
       detail: `${relativeTime(session.lastActivityAt) ?? ''} · ${formatCost(session.estimatedCost)}`,
       session,
     })),

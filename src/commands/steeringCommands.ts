@@ -2,10 +2,18 @@ import * as vscode from 'vscode';
 import { sessionOf } from './commandArgs.ts';
 import type { CompletionIntent, CompletionOutcome } from '../domain/completionIntent.ts';
 import type { SessionSummary } from '../domain/session.ts';
+import {
+  DETAIL_MAX_LENGTH,
+  LABEL_MAX_LENGTH,
+  plainSurfaceText,
+  surfaceError,
+  surfaceLabel,
+} from '../domain/surfaceText.ts';
 import { canCompleteSessions, canInterrupt } from '../sources/steering.ts';
 import type { SessionCompletion } from '../sources/steering.ts';
 import type { CompletionService } from '../store/completions.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
+import { showError, showInformation, showWarning } from '../views/safeMessage.ts';
 
 interface Deps {
   store: SessionStore;
@@ -47,7 +55,7 @@ async function finish(deps: Deps, arg: unknown, status: 'completed' | 'canceled'
   if (!session) return;
   const source = deps.store.source(session.connectionId);
   if (!source || !canCompleteSessions(source) || !(await source.canComplete().catch(() => false))) {
-    void vscode.window.showWarningMessage(
+    void showWarning(
       vscode.l10n.t(
         'This connection does not offer session_complete, so sessions cannot be finished from here.',
       ),
@@ -58,11 +66,11 @@ async function finish(deps: Deps, arg: unknown, status: 'completed' | 'canceled'
   if (earlier) {
     const resume = vscode.l10n.t('Retry Earlier Request');
     const discard = vscode.l10n.t('Discard It and Start Over');
-    const answer = await vscode.window.showWarningMessage(
+    const answer = await showWarning(
       vscode.l10n.t(
         'An earlier request to {0} "{1}" never got a confirmed answer. Retrying sends it again with the same idempotency key, so it cannot apply twice.',
         earlier.args.status === 'completed' ? vscode.l10n.t('complete') : vscode.l10n.t('cancel'),
-        earlier.sessionLabel,
+        surfaceLabel(earlier.sessionLabel),
       ),
       { modal: true },
       resume,
@@ -74,7 +82,12 @@ async function finish(deps: Deps, arg: unknown, status: 'completed' | 'canceled'
   }
   const args = await (status === 'completed' ? askCompletion(session, source) : askCancel(session));
   if (!args) return;
-  const intent = await deps.completions.create(session.connectionId, session.label, args);
+  // The label is kept with the intent until the server answers: shortened, so state stays small.
+  const intent = await deps.completions.create(
+    session.connectionId,
+    surfaceLabel(session.label),
+    args,
+  );
   await send(deps, intent);
 }
 
@@ -83,7 +96,7 @@ async function pickSession(
   status: string,
 ): Promise<SessionSummary | undefined> {
   if (sessions.length === 0) {
-    void vscode.window.showInformationMessage(
+    void showInformation(
       vscode.l10n.t(
         'No loaded session can be finished from here (their backends lack session_complete).',
       ),
@@ -92,8 +105,11 @@ async function pickSession(
   }
   const picked = await vscode.window.showQuickPick(
     sessions.map((session) => ({
-      label: session.label,
-      description: [session.status.raw, session.repository].filter(Boolean).join(' · '),
+      label: surfaceLabel(session.label),
+      description: plainSurfaceText(
+        [session.status.raw, session.repository].filter(Boolean).join(' · '),
+        { maxLength: DETAIL_MAX_LENGTH, breakUrls: true },
+      ),
       session,
     })),
     {
@@ -113,7 +129,7 @@ async function askCompletion(
   source: SessionCompletion,
 ): Promise<SendableArgs | undefined> {
   const summary = await vscode.window.showInputBox({
-    title: vscode.l10n.t('Complete "{0}" (1/3): summary', session.label),
+    title: vscode.l10n.t('Complete "{0}" (1/3): summary', surfaceLabel(session.label)),
     prompt: vscode.l10n.t('What was done; shown to reviewers.'),
     ignoreFocusOut: true,
   });
@@ -122,8 +138,8 @@ async function askCompletion(
   try {
     instructions = await source.listPendingInstructions(session.id);
   } catch (error) {
-    void vscode.window.showErrorMessage(
-      vscode.l10n.t('Could not read the pending instructions: {0}', (error as Error).message),
+    void showError(
+      vscode.l10n.t('Could not read the pending instructions: {0}', surfaceError(error)),
     );
     return undefined;
   }
@@ -131,19 +147,25 @@ async function askCompletion(
   if (instructions.length > 0) {
     const picked = await vscode.window.showQuickPick(
       instructions.map((i) => ({
-        label: i.text,
+        // Instruction text, author and id are the server's.
+        label: plainSurfaceText(i.text, { maxLength: DETAIL_MAX_LENGTH }),
         description: [
-          i.author,
+          i.author
+            ? plainSurfaceText(i.author, { maxLength: LABEL_MAX_LENGTH, breakUrls: true })
+            : '',
           i.processed ? vscode.l10n.t('processed') : vscode.l10n.t('not processed'),
         ]
           .filter(Boolean)
           .join(' · '),
-        detail: i.id,
+        detail: plainSurfaceText(i.id, { maxLength: LABEL_MAX_LENGTH, breakUrls: true }),
         picked: i.processed,
         id: i.id,
       })),
       {
-        title: vscode.l10n.t('Complete "{0}" (2/3): acknowledge instructions', session.label),
+        title: vscode.l10n.t(
+          'Complete "{0}" (2/3): acknowledge instructions',
+          surfaceLabel(session.label),
+        ),
         placeHolder: vscode.l10n.t('Check every instruction the agent received and processed'),
         canPickMany: true,
         ignoreFocusOut: true,
@@ -161,7 +183,10 @@ async function askCompletion(
         review: true,
       },
     ],
-    { title: vscode.l10n.t('Complete "{0}" (3/3): review', session.label), ignoreFocusOut: true },
+    {
+      title: vscode.l10n.t('Complete "{0}" (3/3): review', surfaceLabel(session.label)),
+      ignoreFocusOut: true,
+    },
   );
   if (!review) return undefined;
   const missing = instructions.length - acknowledged.length;
@@ -169,7 +194,7 @@ async function askCompletion(
     // session_complete refuses an incomplete acknowledgement list; without the list the
     // server completes and closes every pending instruction visibly as unacknowledged.
     const go = vscode.l10n.t('Complete Anyway');
-    const answer = await vscode.window.showWarningMessage(
+    const answer = await showWarning(
       vscode.l10n.t(
         '{0} of {1} pending instructions are not acknowledged. Completing now closes all pending instructions visibly as unacknowledged.',
         missing,
@@ -192,16 +217,16 @@ async function askCompletion(
 
 async function askCancel(session: SessionSummary): Promise<SendableArgs | undefined> {
   const summary = await vscode.window.showInputBox({
-    title: vscode.l10n.t('Cancel "{0}": reason', session.label),
+    title: vscode.l10n.t('Cancel "{0}": reason', surfaceLabel(session.label)),
     prompt: vscode.l10n.t('Optional: why the session is canceled.'),
     ignoreFocusOut: true,
   });
   if (summary === undefined) return undefined;
   const confirm = vscode.l10n.t('Cancel Session');
-  const answer = await vscode.window.showWarningMessage(
+  const answer = await showWarning(
     vscode.l10n.t(
       'Cancel "{0}"? The agent stops and the session cannot be resumed.',
-      session.label,
+      surfaceLabel(session.label),
     ),
     { modal: true },
     confirm,
@@ -217,8 +242,8 @@ async function send(deps: Deps, intent: CompletionIntent): Promise<void> {
       location: vscode.ProgressLocation.Notification,
       title:
         intent.args.status === 'completed'
-          ? vscode.l10n.t('Completing "{0}"…', intent.sessionLabel)
-          : vscode.l10n.t('Canceling "{0}"…', intent.sessionLabel),
+          ? vscode.l10n.t('Completing "{0}"…', surfaceLabel(intent.sessionLabel))
+          : vscode.l10n.t('Canceling "{0}"…', surfaceLabel(intent.sessionLabel)),
       cancellable: true,
     },
     async (_progress, cancellation) => {
@@ -239,9 +264,9 @@ async function report(
   intent: CompletionIntent,
   outcome: CompletionOutcome,
 ): Promise<void> {
-  const label = intent.sessionLabel;
+  const label = surfaceLabel(intent.sessionLabel);
   if (outcome.kind === 'applied') {
-    void vscode.window.showInformationMessage(
+    void showInformation(
       intent.args.status === 'completed'
         ? vscode.l10n.t('"{0}" was completed.', label)
         : vscode.l10n.t('"{0}" was canceled.', label),
@@ -249,8 +274,12 @@ async function report(
     return;
   }
   if (outcome.kind === 'refused') {
-    void vscode.window.showErrorMessage(
-      vscode.l10n.t('The server refused to finish "{0}": {1}', label, outcome.text),
+    void showError(
+      vscode.l10n.t(
+        'The server refused to finish "{0}": {1}',
+        label,
+        plainSurfaceText(outcome.text, { maxLength: DETAIL_MAX_LENGTH }),
+      ),
     );
     return;
   }
@@ -263,7 +292,7 @@ async function report(
   };
   const retry = vscode.l10n.t('Retry');
   const discard = vscode.l10n.t('Discard');
-  const answer = await vscode.window.showWarningMessage(
+  const answer = await showWarning(
     vscode.l10n.t(
       'Not confirmed: {0} for "{1}" ({2}). It may or may not have been applied. Retrying reuses the same idempotency key, so it cannot apply twice.',
       intent.args.status === 'completed'
@@ -284,25 +313,25 @@ async function report(
 export async function offerUnfinished(deps: Deps, fromPalette = false): Promise<void> {
   const unfinished = deps.completions.unfinished();
   if (unfinished.length === 0) {
-    if (fromPalette)
-      void vscode.window.showInformationMessage(
-        vscode.l10n.t('No completion is waiting for an answer.'),
-      );
+    if (fromPalette) void showInformation(vscode.l10n.t('No completion is waiting for an answer.'));
     return;
   }
   const review = vscode.l10n.t('Review');
   const answer = fromPalette
     ? review
-    : await vscode.window.showWarningMessage(
+    : await showWarning(
         vscode.l10n.t('{0} session completion(s) never got a confirmed answer.', unfinished.length),
         review,
       );
   if (answer !== review) return;
   const picked = await vscode.window.showQuickPick(
     unfinished.map((intent) => ({
-      label: intent.sessionLabel,
+      label: surfaceLabel(intent.sessionLabel),
       description: `${intent.args.status} · ${vscode.l10n.t('{0} attempts', intent.attempts)}`,
-      detail: intent.lastError,
+      detail:
+        intent.lastError === undefined
+          ? undefined
+          : plainSurfaceText(intent.lastError, { maxLength: DETAIL_MAX_LENGTH, breakUrls: true }),
       intent,
     })),
     { placeHolder: vscode.l10n.t('Retry which one? (same idempotency key)') },
@@ -327,18 +356,20 @@ async function interrupt(deps: Deps, arg: unknown): Promise<void> {
   try {
     const result = await source.interrupt(session.id);
     if (result === 'nothingToInterrupt') {
-      void vscode.window.showInformationMessage(
-        vscode.l10n.t('"{0}" had nothing running to interrupt.', session.label),
+      void showInformation(
+        vscode.l10n.t('"{0}" had nothing running to interrupt.', surfaceLabel(session.label)),
       );
     } else {
-      void vscode.window.showInformationMessage(
-        vscode.l10n.t('"{0}" was interrupted.', session.label),
-      );
+      void showInformation(vscode.l10n.t('"{0}" was interrupted.', surfaceLabel(session.label)));
     }
     await deps.store.refresh(session.connectionId);
   } catch (error) {
-    void vscode.window.showErrorMessage(
-      vscode.l10n.t('Could not interrupt "{0}": {1}', session.label, (error as Error).message),
+    void showError(
+      vscode.l10n.t(
+        'Could not interrupt "{0}": {1}',
+        surfaceLabel(session.label),
+        surfaceError(error),
+      ),
     );
   }
 }

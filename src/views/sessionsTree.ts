@@ -14,6 +14,12 @@ import {
   sessionRow,
   waitingCount,
 } from '../domain/treeModel.ts';
+import {
+  DETAIL_MAX_LENGTH,
+  markdownSurfaceText,
+  plainSurfaceText,
+  surfaceLabel,
+} from '../domain/surfaceText.ts';
 import type { SourceProblem } from '../sources/sessionSource.ts';
 import type { ConnectionState, SessionStore } from '../store/sessionStore.ts';
 import { statusIcon, statusLabel } from './statusPresentation.ts';
@@ -369,7 +375,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
   private connectionItem(connectionId: string): vscode.TreeItem {
     const state = this.store.state(connectionId);
     const item = new vscode.TreeItem(
-      state?.config.label ?? connectionId,
+      surfaceLabel(state?.config.label ?? connectionId),
       vscode.TreeItemCollapsibleState.Expanded,
     );
     item.id = `connection:${connectionId}`;
@@ -380,7 +386,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     item.description = [waiting ? vscode.l10n.t('{0} waiting', waiting) : '', filters]
       .filter(Boolean)
       .join(' · ');
-    item.tooltip = state?.config.url ?? state?.config.kind;
+    item.tooltip = plainSurfaceText(state?.config.url ?? state?.config.kind);
     return item;
   }
 
@@ -406,7 +412,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     const group = this.projectGroup(node.connectionId, node.project);
     const count = group?.sessions.length ?? 0;
     const waiting = group?.waiting ?? 0;
-    const name = group?.name ?? vscode.l10n.t('No project');
+    // Project paths and repository names come from the sessions (backend text).
+    const name = group?.name !== undefined ? surfaceLabel(group.name) : vscode.l10n.t('No project');
     const item = new vscode.TreeItem(
       name,
       group?.inWorkspace || waiting > 0
@@ -420,10 +427,15 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
       group?.inWorkspace ? vscode.l10n.t('this workspace') : '',
     ].filter(Boolean);
     // The full path (or repository) when it says more than the name.
-    const where = group?.project && group.project !== name ? group.project : '';
+    const where =
+      group?.project && group.project !== group.name
+        ? plainSurfaceText(group.project, { maxLength: DETAIL_MAX_LENGTH })
+        : '';
     item.description = [...counts, where].filter(Boolean).join(' · ');
     item.tooltip = [
-      group?.project ?? vscode.l10n.t('Sessions that name no working directory or repository'),
+      group?.project !== undefined
+        ? plainSurfaceText(group.project)
+        : vscode.l10n.t('Sessions that name no working directory or repository'),
       vscode.l10n.t('{0} sessions, {1} waiting', count, waiting),
       group?.inWorkspace ? vscode.l10n.t('In the open workspace') : '',
     ]
@@ -569,10 +581,10 @@ function errorTitle(kind: string | undefined): string {
 }
 
 function taskItem(session: SessionSummary, task: PendingTask): vscode.TreeItem {
-  const item = new vscode.TreeItem(task.title ?? task.id);
+  const item = new vscode.TreeItem(surfaceLabel(task.title ?? task.id) || task.id);
   item.id = `task:${session.connectionId}:${session.id}:${task.id}`;
   item.description = [
-    task.viewType,
+    task.viewType !== undefined ? surfaceLabel(task.viewType) : undefined,
     task.waitingAgeSeconds !== undefined
       ? vscode.l10n.t('waiting {0} min', Math.round(task.waitingAgeSeconds / 60))
       : undefined,
@@ -611,10 +623,10 @@ function showMoreItem(node: Extract<TreeNode, { kind: 'showMore' }>): vscode.Tre
 /** One problem: its message, where it is; a file opens at the line. Paths are plain text. */
 function problemItem(node: Extract<TreeNode, { kind: 'problem' }>): vscode.TreeItem {
   const row = problemRow(node.problem);
-  const item = new vscode.TreeItem(row.label);
+  const item = new vscode.TreeItem(plainSurfaceText(row.label, { maxLength: DETAIL_MAX_LENGTH }));
   item.id = `problem:${node.connectionId}:${node.index}`;
-  item.description = row.description;
-  item.tooltip = row.tooltip;
+  item.description = surfaceLabel(row.description);
+  item.tooltip = plainSurfaceText(row.tooltip, { multiline: true });
   item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
   item.contextValue = 'problem';
   if (row.file) {
@@ -668,28 +680,23 @@ export function sessionItem(
   now = Date.now(),
 ): vscode.TreeItem {
   const row = sessionRow(session, rowLabels(), now);
+  // Every text of the row is the backend's: cleaned for the label, description and tooltip.
+  const label = surfaceLabel(row.label) || surfaceLabel(session.id);
+  const description = plainSurfaceText(row.description, { maxLength: DETAIL_MAX_LENGTH });
   const item = new vscode.TreeItem(
-    row.label,
+    label,
     hasChildren || (session.pendingTasks?.length ?? 0) > 0
       ? vscode.TreeItemCollapsibleState.Collapsed
       : vscode.TreeItemCollapsibleState.None,
   );
   item.id = row.id;
-  item.description = row.description;
+  item.description = description;
   item.iconPath = statusIcon(session.status.status, session.status.outcome);
   // e.g. "session.waiting.completable.tasks": menus match with regular expressions.
   item.contextValue = [row.contextValue, ...actions].join('.');
-  const tooltip = new vscode.MarkdownString(undefined, true);
-  tooltip.supportHtml = false;
-  tooltip.isTrusted = false;
-  // Backend text is untrusted: appendText escapes it, so it can never become markup or links.
-  tooltip.appendMarkdown('**').appendText(session.label).appendMarkdown('**\n\n');
-  for (const [name, value] of row.tooltip) {
-    tooltip.appendText(`${name}: `).appendText(value).appendMarkdown('  \n');
-  }
-  item.tooltip = tooltip;
+  item.tooltip = sessionTooltip(label, row.tooltip);
   item.accessibilityInformation = {
-    label: `${row.label}, ${statusLabel(session.status.status)}, ${row.description}`,
+    label: `${label}, ${statusLabel(session.status.status)}, ${description}`,
   };
   item.command = {
     command: 'sessionInspector.openSession',
@@ -697,4 +704,22 @@ export function sessionItem(
     arguments: [{ kind: 'session', session }],
   };
   return item;
+}
+
+/**
+ * The session's tooltip: untrusted Markdown without HTML or theme icons, every value
+ * through markdownSurfaceText. (MarkdownString.appendText leaves `<`, `&` and `:` alone,
+ * so a URL in a value became a link that showed escape backslashes.)
+ */
+function sessionTooltip(label: string, lines: [string, string][]): vscode.MarkdownString {
+  const tooltip = new vscode.MarkdownString();
+  tooltip.isTrusted = false;
+  tooltip.supportHtml = false;
+  tooltip.supportThemeIcons = false;
+  tooltip.appendMarkdown(`**${markdownSurfaceText(label)}**\n\n`);
+  for (const [name, value] of lines) {
+    const text = markdownSurfaceText(value, { maxLength: DETAIL_MAX_LENGTH });
+    tooltip.appendMarkdown(`${markdownSurfaceText(name)}: ${text}  \n`);
+  }
+  return tooltip;
 }

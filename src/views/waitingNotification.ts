@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import type { SessionSummary } from '../domain/session.ts';
+import { surfaceLabel } from '../domain/surfaceText.ts';
 import type { SessionPanels } from '../webview/sessionPanels.ts';
+import { showInformation } from './safeMessage.ts';
 
 /** A notification when sessions newly start waiting on you (setting: sessionInspector.notifyWhenWaiting). */
 export async function notifyWaiting(
@@ -13,9 +15,9 @@ export async function notifyWaiting(
   const open = vscode.l10n.t('Open');
   const message =
     sessions.length === 1
-      ? vscode.l10n.t('"{0}" is waiting on you.', first.label)
+      ? vscode.l10n.t('"{0}" is waiting on you.', surfaceLabel(first.label))
       : vscode.l10n.t('{0} sessions started waiting on you.', sessions.length);
-  const answer = await vscode.window.showInformationMessage(message, open);
+  const answer = await showInformation(message, open);
   if (answer !== open) return;
   if (sessions.length === 1) panels.open(first);
   else await vscode.commands.executeCommand('sessionInspector.showWaiting');

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { relativeTime } from '../domain/format.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
+import { LABEL_MAX_LENGTH, markdownSurfaceText } from '../domain/surfaceText.ts';
 import { countWaiting } from '../domain/waitingCount.ts';
 import { waitingLabel } from './waitingLabel.ts';
 
@@ -28,6 +29,13 @@ export class WaitingStatusBar implements vscode.Disposable {
     return this.shown ? this.item.text : undefined;
   }
 
+  /** The tooltip's Markdown while shown (read by the tests). */
+  get shownTooltip(): vscode.MarkdownString | undefined {
+    return this.shown && this.item.tooltip instanceof vscode.MarkdownString
+      ? this.item.tooltip
+      : undefined;
+  }
+
   private shown = false;
 
   update(): void {
@@ -42,37 +50,35 @@ export class WaitingStatusBar implements vscode.Disposable {
       return;
     }
     this.item.text = `$(bell) ${count}${incomplete ? '+?' : ''}`;
+    // Session names and task titles are the backend's: untrusted Markdown, no HTML, no
+    // theme icons, each text through markdownSurfaceText (no link, icon or markup forms).
     const tooltip = new vscode.MarkdownString();
-    tooltip
-      .appendMarkdown('**')
-      .appendText(waitingLabel(counted, incomplete))
-      .appendMarkdown('**\n\n');
+    tooltip.isTrusted = false;
+    tooltip.supportHtml = false;
+    tooltip.supportThemeIcons = false;
+    tooltip.appendMarkdown(`**${markdownSurfaceText(waitingLabel(counted, incomplete))}**\n\n`);
     // Oldest first; sessions whose waiting time the backend does not give go last.
     const byAge = [...waiting].sort((a, b) =>
       (a.waitingSince ?? '\uffff').localeCompare(b.waitingSince ?? '\uffff'),
     );
     for (const s of byAge.slice(0, 15)) {
-      tooltip
-        .appendMarkdown('- ')
-        .appendText(s.waitingSince ? `${s.label} — ${relativeTime(s.waitingSince) ?? ''}` : s.label)
-        .appendMarkdown('\n');
+      const since = s.waitingSince ? relativeTime(s.waitingSince) : undefined;
+      const label = markdownSurfaceText(s.label, { maxLength: LABEL_MAX_LENGTH });
+      tooltip.appendMarkdown(`- ${label}${since ? ` — ${markdownSurfaceText(since)}` : ''}\n`);
       for (const task of s.pendingTasks ?? []) {
-        tooltip
-          .appendMarkdown('  - ')
-          .appendText(task.title ?? task.id)
-          .appendMarkdown('\n');
+        const title = markdownSurfaceText(task.title ?? task.id, { maxLength: LABEL_MAX_LENGTH });
+        tooltip.appendMarkdown(`  - ${title}\n`);
       }
     }
-    if (byAge.length > 15)
-      tooltip.appendMarkdown('\n\n').appendText(vscode.l10n.t('…and {0} more', byAge.length - 15));
+    if (byAge.length > 15) {
+      const more = vscode.l10n.t('…and {0} more', byAge.length - 15);
+      tooltip.appendMarkdown(`\n\n${markdownSurfaceText(more)}`);
+    }
     if (incomplete) {
-      tooltip
-        .appendMarkdown('\n\n')
-        .appendText(
-          vscode.l10n.t(
-            'The count may be incomplete: a connection failed to load or could not look up its manual tasks.',
-          ),
-        );
+      const note = vscode.l10n.t(
+        'The count may be incomplete: a connection failed to load or could not look up its manual tasks.',
+      );
+      tooltip.appendMarkdown(`\n\n${markdownSurfaceText(note)}`);
     }
     this.item.tooltip = tooltip;
     this.item.accessibilityInformation = { label: waitingLabel(counted, incomplete) };

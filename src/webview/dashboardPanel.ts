@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import { connectionIdOf } from '../commands/commandArgs.ts';
 import { isBackendError } from '../domain/errors.ts';
+import { DETAIL_MAX_LENGTH, plainSurfaceText, surfaceLabel } from '../domain/surfaceText.ts';
 import type {
   DashboardRange,
   DashboardView,
@@ -21,6 +22,7 @@ import type { SessionSource } from '../sources/sessionSource.ts';
 import type { SourceAdapters } from '../sources/sourceFactory.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import type { Logger } from '../util/logger.ts';
+import { showInformation, showWarning } from '../views/safeMessage.ts';
 import { dashboardFailure, dashboardFilters, toDashboardView } from './dashboardView.ts';
 import { localRangeStart, localUsageView } from './localUsageView.ts';
 import { webviewHtml, webviewPanelOptions } from './webviewHtml.ts';
@@ -64,7 +66,7 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): UsageDashboard
   async function pick(): Promise<string | undefined> {
     const candidates = deps.store.connections().filter((s) => eligible(s.config.id));
     if (candidates.length === 0) {
-      void vscode.window.showInformationMessage(
+      void showInformation(
         vscode.l10n.t(
           'No connection offers a usage dashboard. It needs the local transcripts connection, or an MCP connection whose server has the get-agent-session-usage tool (refresh the connection if it was just added).',
         ),
@@ -74,8 +76,11 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): UsageDashboard
     if (candidates.length === 1) return candidates[0]?.config.id;
     const chosen = await vscode.window.showQuickPick(
       candidates.map((s) => ({
-        label: s.config.label,
-        description: s.config.url,
+        label: surfaceLabel(s.config.label),
+        description:
+          s.config.url === undefined
+            ? undefined
+            : plainSurfaceText(s.config.url, { maxLength: DETAIL_MAX_LENGTH }),
         id: s.config.id,
       })),
       { placeHolder: vscode.l10n.t('Show the usage dashboard of which connection?') },
@@ -93,16 +98,16 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): UsageDashboard
     }
     const state = deps.store.state(id);
     if (!state) {
-      void vscode.window.showWarningMessage(vscode.l10n.t('That connection no longer exists.'));
+      void showWarning(vscode.l10n.t('That connection no longer exists.'));
       return;
     }
     // Capabilities load with the first list; a fresh connection may not have them yet.
     if (state.capabilities === undefined) await deps.store.refresh(id);
     if (!eligible(id)) {
-      void vscode.window.showWarningMessage(
+      void showWarning(
         vscode.l10n.t(
           '{0} has no usage dashboard: it needs the local transcripts, or an MCP server with the get-agent-session-usage tool.',
-          state.config.label,
+          surfaceLabel(state.config.label),
         ),
       );
       return;
@@ -113,7 +118,7 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): UsageDashboard
   const options = webviewPanelOptions(deps.extensionUri);
 
   function open(connectionId: string, label: string): void {
-    const title = vscode.l10n.t('Usage: {0}', label);
+    const title = vscode.l10n.t('Usage: {0}', surfaceLabel(label));
     const panel = vscode.window.createWebviewPanel(
       DASHBOARD_PANEL_TYPE,
       title,
@@ -147,7 +152,7 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): UsageDashboard
       return;
     }
     panel.webview.options = options;
-    panel.title = vscode.l10n.t('Usage: {0}', state.config.label);
+    panel.title = vscode.l10n.t('Usage: {0}', surfaceLabel(state.config.label));
     attach(panel, connectionId, range);
   }
 

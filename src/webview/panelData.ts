@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionSummary } from '../domain/session.ts';
+import { DETAIL_MAX_LENGTH, plainSurfaceText } from '../domain/surfaceText.ts';
 import type { TranscriptEntry } from '../domain/transcript/model.ts';
 import type {
   CommentFilter,
@@ -14,6 +15,7 @@ import type { OpenedTranscript } from '../sources/transcripts/openTranscript.ts'
 import { watchFiles } from '../services/fileWatch.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import type { Logger } from '../util/logger.ts';
+import { showInformation, showWarning } from '../views/safeMessage.ts';
 
 /** Entries read for the per-turn usage chart; beyond this the chart shows the first turns. */
 const USAGE_SCAN_ENTRIES = 20_000;
@@ -365,7 +367,7 @@ export class PanelData {
     }
     const thread = this.threads.find((t) => t.threadId === threadId || t.id === threadId);
     if (thread?.entryIndex === undefined) {
-      void vscode.window.showInformationMessage(
+      void showInformation(
         vscode.l10n.t('The text this comment points at is not in the transcript.'),
       );
       return;
@@ -379,7 +381,7 @@ export class PanelData {
 
   private async openRaw(): Promise<void> {
     if (!this.opened?.path) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('This transcript has no raw file.'));
+      void showInformation(vscode.l10n.t('This transcript has no raw file.'));
       return;
     }
     const document = await vscode.workspace.openTextDocument(vscode.Uri.file(this.opened.path));
@@ -401,16 +403,23 @@ async function openWorkspaceFile(filePath: string, line?: number): Promise<void>
     }),
   );
   if (!inside) {
-    void vscode.window.showWarningMessage(
-      vscode.l10n.t('{0} is not inside the open workspace, so it is not opened.', filePath),
+    // The path comes from a tool call in the transcript.
+    void showWarning(
+      vscode.l10n.t(
+        '{0} is not inside the open workspace, so it is not opened.',
+        plainSurfaceText(filePath, { maxLength: DETAIL_MAX_LENGTH }),
+      ),
     );
     return;
   }
   try {
     await vscode.workspace.fs.stat(inside);
   } catch {
-    void vscode.window.showWarningMessage(
-      vscode.l10n.t('{0} does not exist in this workspace.', filePath),
+    void showWarning(
+      vscode.l10n.t(
+        '{0} does not exist in this workspace.',
+        plainSurfaceText(filePath, { maxLength: DETAIL_MAX_LENGTH }),
+      ),
     );
     return;
   }

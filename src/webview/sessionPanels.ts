@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { formatCost } from '../domain/format.ts';
 import type { SessionSummary } from '../domain/session.ts';
+import { surfaceLabel } from '../domain/surfaceText.ts';
 import type { HostMessage, PanelState } from '../shared/protocol.ts';
 import { isPanelState, isWebviewMessage } from '../shared/protocol.ts';
 import type { WebviewMessage } from '../shared/protocol.ts';
@@ -60,9 +61,10 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
       existing.reveal();
       return;
     }
+    // The tab title is the backend's session name: one line, shortened, no invisible controls.
     const panel = vscode.window.createWebviewPanel(
       SESSION_PANEL_TYPE,
-      session.label,
+      surfaceLabel(session.label) || session.id,
       vscode.ViewColumn.Active,
       this.options(),
     );
@@ -109,7 +111,7 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
         });
         return;
       }
-      panel.title = session.label;
+      panel.title = surfaceLabel(session.label) || surfaceLabel(session.id);
       const connection = this.store.state(state.connectionId);
       post({
         type: 'session',
