@@ -211,17 +211,18 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       log,
     }).catch((error: unknown): MigrationReport => {
       log.warn(`moving old settings failed: ${(error as Error).message}`);
-      return { settings: [], tokens: 0, dropped: [] };
+      return { settings: [], tokens: 0, movedTokenConnections: [], dropped: [] };
     });
-  // Connections are read once old settings and tokens sit under their new names, so a
-  // first listing never asks for a sign-in the user already did.
+  syncConnections();
+  void applyDevConnection(registry, tokens, log);
+  applyDevLocalConnection(registry);
+  // Intents left unanswered by a reload or a crash are offered, never dropped or re-sent silently.
+  void offerUnfinished({ store, completions });
+  // Moved settings arrive as configuration changes (the registry re-syncs); a connection
+  // that loaded before its token moved reconnects with it instead of asking for a sign-in.
   const migration = migrateLegacy();
-  void migration.then(() => {
-    syncConnections();
-    void applyDevConnection(registry, tokens, log);
-    applyDevLocalConnection(registry);
-    // Intents left unanswered by a reload or a crash are offered, never dropped or re-sent silently.
-    void offerUnfinished({ store, completions });
+  void migration.then((report) => {
+    for (const id of report.movedTokenConnections) void store.reconnect(id);
     // Activation comes with onStartupFinished (the workbench is restored): the first
     // background load follows shortly, loading the sources bundle only if connections exist.
     followVisibility(view.visible, BACKGROUND_FIRST_DELAY_MS);

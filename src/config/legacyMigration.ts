@@ -35,6 +35,8 @@ const TOKENS_MOVED_KEY = 'migration.tokensMovedToSessionInspector';
 export interface MigrationReport {
   settings: string[];
   tokens: number;
+  /** Connections whose token moved (a source made before the move reconnects). */
+  movedTokenConnections: string[];
   /** Old values that were removed without a copy (a newer value existed, or the scope is not honoured). */
   dropped: string[];
 }
@@ -78,9 +80,11 @@ async function moveSetting(
   if (old === undefined) return;
   const current = vscode.workspace.getConfiguration(SECTION, scope.folder?.uri);
   const label = `${key} (${scope.name}${scope.folder ? ` ${scope.folder.name}` : ''})`;
-  if (valueIn(current.inspect(key), scope) === undefined) {
+  const existing = valueIn(current.inspect(key), scope);
+  const merged = existing === undefined ? old : mergeCollections(key, existing, old);
+  if (merged !== undefined) {
     try {
-      await current.update(key, old, scope.target);
+      await current.update(key, merged, scope.target);
       report.settings.push(label);
     } catch (error) {
       // Our settings are application-scoped: VS Code never honoured a workspace value of
@@ -92,6 +96,28 @@ async function moveSetting(
     report.dropped.push(label);
   }
   await legacy.update(key, undefined, scope.target);
+}
+
+/**
+ * Both names hold a value (Settings Sync brought old ones back after the new version ran):
+ * connections are merged by id and prices by model, the new name winning on a clash, so no
+ * connection the user set up is lost; for single values the new name simply wins (undefined).
+ */
+export function mergeCollections(key: string, current: unknown, old: unknown): unknown {
+  if (key === 'connections' && Array.isArray(current) && Array.isArray(old)) {
+    const ids = new Set(current.map((c) => (c as { id?: unknown } | null)?.id));
+    const added = old.filter((c) => !ids.has((c as { id?: unknown } | null)?.id));
+    return added.length ? [...current, ...added] : undefined;
+  }
+  if (key === 'local.prices' && isRecord(current) && isRecord(old)) {
+    const added = Object.keys(old).filter((model) => !(model in current));
+    return added.length ? { ...old, ...current } : undefined;
+  }
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -107,7 +133,12 @@ export async function migrateLegacyState(deps: {
   log: Logger;
 }): Promise<MigrationReport> {
   const { secrets, newTokenKey, memory, log } = deps;
-  const report: MigrationReport = { settings: [], tokens: 0, dropped: [] };
+  const report: MigrationReport = {
+    settings: [],
+    tokens: 0,
+    movedTokenConnections: [],
+    dropped: [],
+  };
   for (const scope of scopes()) {
     for (const key of LEGACY_SETTINGS) {
       try {
@@ -133,6 +164,7 @@ export async function migrateLegacyState(deps: {
     if ((await secrets.get(newKey)) === undefined) {
       await secrets.store(newKey, token);
       report.tokens++;
+      report.movedTokenConnections.push(id);
     }
     await secrets.delete(oldKey);
   }

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../../src/extension.ts';
 import { ScriptedUser } from '../support/ui.ts';
 import { reloadScenario } from './reloadScenario.ts';
+import { seedOlderVersion } from './upgradeSeed.ts';
 
 describe('window reload between send and answer (before the reload)', () => {
   it('keeps the unanswered intent with its key', async () => {
@@ -43,5 +44,12 @@ describe('window reload between send and answer (before the reload)', () => {
     assert.equal(intents[0]?.args.sessionId, scenario.sessionId);
     assert.ok(user.messages.some((m) => /Not confirmed/.test(m.text)));
     console.log(`      intent key ${intents[0]?.idempotencyKey}`);
+  });
+
+  it('leaves an older version’s settings and token for the upgrade after the reload', async () => {
+    const api = (await vscode.extensions
+      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
+      ?.activate()) as ExtensionApi;
+    await seedOlderVersion(api);
   });
 });
