@@ -32,8 +32,13 @@ export interface SessionSummary {
   parentId?: string;
   /** Manual tasks waiting on a human (platform sessions). */
   pendingTasks?: PendingTask[];
-  /** The backend could not tell whether a human is needed (e.g. the task lookup failed). */
+  /**
+   * Whether a human is needed could not be read (the task or outstanding-call lookup failed
+   * or answered in a shape we do not know): counted as unknown (`+?`), never as "no".
+   */
   waitingUnknown?: boolean;
+  /** Fields the backend sent that could not be read (wrong type): left out, the row kept. */
+  unreadableFields?: string[];
   /** Fields only this backend has, as label/value rows for the Details tab (values are untrusted text). */
   details?: [string, string][];
   /** Context window use of the most recent call (agents REST API): a gauge in the panel. */
@@ -62,4 +67,9 @@ export interface SessionPage {
   next?: string;
   /** Rows the backend sent that failed validation: shown, never silently dropped. */
   invalidRows: number;
+  /**
+   * Listings whose paging repeated itself (a page key or offset seen before, or pages of
+   * sessions already listed), e.g. an agent key: their paging stopped with the rows read.
+   */
+  pagingRepeated?: string[];
 }

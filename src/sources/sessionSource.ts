@@ -30,6 +30,11 @@ export interface ListSessionsRequest {
   limit: number;
   signal?: AbortSignal;
   filters?: SessionFilters;
+  /**
+   * With a cursor: the session ids already loaded from the earlier pages. A source drops
+   * them from the page and takes pages of nothing else as paging that repeats itself.
+   */
+  loaded?: ReadonlySet<string>;
 }
 
 /** Something in a source's input that was skipped, repaired or could not be read. */

@@ -18,6 +18,11 @@ export interface ConnectionState {
   total: number | undefined;
   next: string | undefined;
   invalidRows: number;
+  /**
+   * Where the server's paging repeated itself (listings such as an agent key): paging
+   * there stopped, the rows read before it stay. Empty when paging behaved.
+   */
+  pagingRepeated: string[];
   loading: boolean;
   loadedOnce: boolean;
   /** The last failure; the sessions from the last good load stay visible beside it. */
@@ -90,6 +95,7 @@ export class SessionStore {
       total: undefined,
       waiting: undefined,
       invalidRows: 0,
+      pagingRepeated: [],
       loadedOnce: false,
     });
     await this.memory?.set(connectionId, filters);
@@ -169,7 +175,7 @@ export class SessionStore {
     try {
       const waiting = await source.listWaiting(filters);
       if (this.states.get(connectionId) !== state || state.filters !== filters) return;
-      state.waiting = waiting;
+      state.waiting = waitingOnce(waiting);
       state.error = undefined;
       this.notifyStarted(state, before);
     } catch (error) {
@@ -195,6 +201,9 @@ export class SessionStore {
     const source = this.sources.get(connectionId);
     this.sources.delete(connectionId);
     await source?.dispose();
+    // A new client pages afresh.
+    const state = this.states.get(connectionId);
+    if (state) state.pagingRepeated = [];
     await this.refresh(connectionId);
   }
 
@@ -245,8 +254,14 @@ export class SessionStore {
       const problem = validateFilters(state.filters);
       if (problem) throw new BackendError('invalidFilter', problem);
       const first = cursor === undefined;
+      const loaded = first ? undefined : new Set(state.sessions.map((s) => s.id));
       const [page, waiting, capabilities, problems] = await Promise.all([
-        source.listSessions({ cursor, limit: this.pageSize(), filters: state.filters }),
+        source.listSessions({
+          cursor,
+          limit: this.pageSize(),
+          filters: state.filters,
+          ...(loaded ? { loaded } : {}),
+        }),
         first && source.listWaiting
           ? source.listWaiting(state.filters)
           : Promise.resolve(state.waiting),
@@ -256,19 +271,54 @@ export class SessionStore {
       state.capabilities = capabilities;
       // Removed or refiltered meanwhile: this answer no longer applies.
       if (this.states.get(connectionId) !== state || state.filters !== filters) return;
+      // The same session twice in one answer: the first row stays.
+      const incoming = firstById(page.sessions);
+      const repeated = [...(page.pagingRepeated ?? [])];
+      let pageNext = page.next;
+      // Whatever the source checks: a Load more that answers with the continuation it was
+      // given, or with nothing but sessions already loaded, would never end.
+      if (
+        !first &&
+        pageNext !== undefined &&
+        (pageNext === cursor || (incoming.length > 0 && incoming.every((s) => loaded?.has(s.id))))
+      ) {
+        repeated.push('session list');
+        pageNext = undefined;
+      }
+      const previousNext = state.next;
       state.sessions = first
-        ? refreshFirstPage(state.sessions, page.sessions, state.loadedOnce)
-        : mergeById(state.sessions, page.sessions);
+        ? refreshFirstPage(state.sessions, incoming, state.loadedOnce)
+        : mergeById(state.sessions, incoming);
+      // A refresh kept rows of later pages: the paging they came from goes on where it was.
+      const keptLater = first && state.loadedOnce && state.sessions.length > incoming.length;
       state.total = page.total;
-      // After a refresh, paging continues after what is already loaded.
-      state.next =
-        first && state.loadedOnce && state.sessions.length > page.sessions.length
-          ? page.next === undefined
-            ? undefined
-            : String(Math.max(Number(page.next) || 0, state.sessions.length))
-          : page.next;
+      let next = pageNext;
+      if (first && state.loadedOnce && state.pagingRepeated.length > 0) {
+        // Paging that repeated itself stays stopped for this listing (until the filters
+        // change or the connection reconnects): a poll must not bring the loop back.
+        next = previousNext;
+      } else if (keptLater) {
+        if (pageNext !== undefined && isOffset(pageNext)) {
+          // New rows at the top shift offsets: continue after what is loaded.
+          next = String(Math.max(Number(pageNext), state.sessions.length));
+        } else if (pageNext !== undefined) {
+          // An opaque key (page_key) continues where the loaded rows end.
+          next = previousNext;
+        }
+      }
+      state.next = next;
+      const newlyRepeated = repeated.filter((r) => !state.pagingRepeated.includes(r));
+      state.pagingRepeated = unique([
+        ...(first && !state.loadedOnce ? [] : state.pagingRepeated),
+        ...repeated,
+      ]);
+      if (newlyRepeated.length) {
+        this.log.warn(
+          `${state.config.label}: the server's paging repeated itself (${newlyRepeated.join(', ')}); paging stopped with the ${state.sessions.length} sessions loaded`,
+        );
+      }
       state.invalidRows = first ? page.invalidRows : state.invalidRows + page.invalidRows;
-      state.waiting = waiting;
+      state.waiting = waitingOnce(waiting);
       this.setProblems(state, problems);
       state.error = undefined;
       state.loadedOnce = true;
@@ -351,6 +401,7 @@ function emptyState(config: ConnectionConfig, filters: SessionFilters): Connecti
     total: undefined,
     next: undefined,
     invalidRows: 0,
+    pagingRepeated: [],
     loading: false,
     loadedOnce: false,
     error: undefined,
@@ -375,6 +426,20 @@ function refreshFirstPage(
   const fresh = new Set(firstPage.map((s) => s.id));
   return [...firstPage, ...existing.slice(firstPage.length).filter((s) => !fresh.has(s.id))];
 }
+
+function firstById(sessions: readonly SessionSummary[]): SessionSummary[] {
+  const seen = new Set<string>();
+  return sessions.filter((s) => !seen.has(s.id) && seen.add(s.id));
+}
+
+/** A waiting list with each session once (the badge counts them). */
+function waitingOnce<T extends { sessions: SessionSummary[] } | undefined>(waiting: T): T {
+  return waiting && { ...waiting, sessions: firstById(waiting.sessions) };
+}
+
+const isOffset = (cursor: string) => /^\d+$/.test(cursor);
+
+const unique = (items: readonly string[]) => [...new Set(items)];
 
 function mergeById(existing: SessionSummary[], incoming: SessionSummary[]): SessionSummary[] {
   const seen = new Set(existing.map((s) => s.id));

@@ -41,7 +41,7 @@ export type TreeNode =
   | {
       kind: 'message';
       connectionId: string;
-      message: 'loading' | 'error' | 'empty' | 'invalidRows' | 'moreProblems';
+      message: 'loading' | 'error' | 'empty' | 'invalidRows' | 'pagingRepeated' | 'moreProblems';
     };
 
 /** Where the view's choices are remembered (ExtensionContext.globalState / workspaceState). */
@@ -364,6 +364,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     }
     if (state.invalidRows > 0)
       children.push({ kind: 'message', connectionId: id, message: 'invalidRows' });
+    if (state.pagingRepeated.length > 0)
+      children.push({ kind: 'message', connectionId: id, message: 'pagingRepeated' });
     const empty = children.length === 0 && state.next === undefined;
     if (empty) children.push({ kind: 'message', connectionId: id, message: 'empty' });
     // After the sessions: unreadable input matters, but less than who is waiting.
@@ -526,6 +528,26 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
       item.tooltip = vscode.l10n.t(
         'The server sent rows that do not match the expected shape. See the log for details.',
       );
+      item.command = { command: 'sessionInspector.showLog', title: vscode.l10n.t('Show Log') };
+      return item;
+    }
+    if (node.message === 'pagingRepeated') {
+      const item = new vscode.TreeItem(vscode.l10n.t("The server's paging repeated itself"));
+      item.id = `pagingRepeated:${node.connectionId}`;
+      item.iconPath = new vscode.ThemeIcon(
+        'warning',
+        new vscode.ThemeColor('list.warningForeground'),
+      );
+      // The listings' names (agent keys) come from the server: a plain-text tooltip.
+      const where = plainSurfaceText((state?.pagingRepeated ?? []).slice(0, 10).join(', '), {
+        maxLength: DETAIL_MAX_LENGTH,
+      });
+      item.tooltip = [
+        vscode.l10n.t(
+          'The server answered a request for more sessions with pages already read, so paging stopped there. The sessions read before that are shown; more may exist.',
+        ),
+        vscode.l10n.t('Where: {0}', where),
+      ].join('\n\n');
       item.command = { command: 'sessionInspector.showLog', title: vscode.l10n.t('Show Log') };
       return item;
     }

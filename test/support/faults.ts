@@ -35,6 +35,14 @@ export type Fault =
   | { readonly kind: 'malformedJson' }
   /** Run the handler, then send valid JSON of the wrong shape: ids removed, numbers as strings. */
   | { readonly kind: 'schemaViolation' }
+  /**
+   * Run the handler, then send what `rewrite` makes of its JSON: a REST body whole, or an
+   * MCP tool result's JSON text and structuredContent (the JSON-RPC envelope is kept).
+   */
+  | {
+      readonly kind: 'rewriteJson';
+      readonly rewrite: (value: unknown, request: InterceptedRequest) => unknown;
+    }
   /** Reject a download URL as expired, whatever its signature says. */
   | { readonly kind: 'expiredUrl' }
   /** Serve download bytes that do not match rawSha256 ('flipByte') or byteSize ('extraBytes'). */
@@ -92,6 +100,10 @@ function withBody(response: BackendResponse, body: Buffer): BackendResponse {
 
 /** Rewrites a JSON-RPC tool result (its text content and structuredContent) or a plain JSON body. */
 function violateJsonBody(raw: Buffer): Buffer {
+  return rewriteJsonBody(raw, violateSchema);
+}
+
+function rewriteJsonBody(raw: Buffer, rewrite: (value: unknown) => unknown): Buffer {
   let message: unknown;
   try {
     message = JSON.parse(raw.toString('utf8'));
@@ -101,7 +113,7 @@ function violateJsonBody(raw: Buffer): Buffer {
   const envelope = message as { jsonrpc?: unknown; result?: Record<string, unknown> } | null;
   // A REST body is rewritten whole; a JSON-RPC envelope keeps its id so the client still
   // matches the response to its request and sees the bad shape inside the result.
-  if (envelope?.jsonrpc !== '2.0') return Buffer.from(JSON.stringify(violateSchema(message)));
+  if (envelope?.jsonrpc !== '2.0') return Buffer.from(JSON.stringify(rewrite(message)));
   const result = envelope.result;
   if (!result || typeof result !== 'object') return raw;
   const blocks = Array.isArray(result['content'])
@@ -110,13 +122,13 @@ function violateJsonBody(raw: Buffer): Buffer {
   for (const block of blocks) {
     if (block?.type !== 'text' || typeof block.text !== 'string') continue;
     try {
-      block.text = JSON.stringify(violateSchema(JSON.parse(block.text)));
+      block.text = JSON.stringify(rewrite(JSON.parse(block.text)));
     } catch {
       // Non-JSON text stays as it was.
     }
   }
   if (result['structuredContent'] !== undefined)
-    result['structuredContent'] = violateSchema(result['structuredContent']);
+    result['structuredContent'] = rewrite(result['structuredContent']);
   return Buffer.from(JSON.stringify(message));
 }
 
@@ -188,6 +200,7 @@ function json(
 
 async function apply(
   fault: Fault,
+  req: InterceptedRequest,
   next: () => Promise<BackendResponse>,
 ): Promise<InterceptorOutcome> {
   switch (fault.kind) {
@@ -221,6 +234,14 @@ async function apply(
       const response = await next();
       return withBody(response, violateJsonBody(await bufferBody(response.body)));
     }
+    case 'rewriteJson': {
+      const response = await next();
+      const raw = await bufferBody(response.body);
+      return withBody(
+        response,
+        rewriteJsonBody(raw, (value) => fault.rewrite(value, req)),
+      );
+    }
     case 'expiredUrl':
       return expiredUrlResponse(Math.floor(Date.now() / 1000) - 1);
     case 'wrongChecksum':
@@ -241,7 +262,7 @@ export class FaultInjector {
     );
     if (!active) return next();
     active.hits++;
-    return apply(active.rule.fault, next);
+    return apply(active.rule.fault, req, next);
   };
 
   add(rule: FaultRule): ActiveRule {

@@ -29,6 +29,8 @@ export interface CommentPage {
   nextOffset: number | null;
   /** Comments and replies that could not be read. */
   invalidItems: number;
+  /** Items the server sent on this page, readable or not. */
+  received: number;
 }
 
 export interface CommentPageRequest {
@@ -81,6 +83,7 @@ export async function fetchCommentPage(
     hasMore: hasMore && page.items.length > 0,
     nextOffset: hasMore ? (page.nextOffset ?? seen) : null,
     invalidItems,
+    received: page.items.length,
   };
 }
 
@@ -90,9 +93,18 @@ export interface CommentList {
   invalidItems: number;
   /** False when the traversal stopped early (bound reached, or the server's paging stalled). */
   complete: boolean;
+  /**
+   * The server's paging repeated itself: a next offset at or before the current one, or a
+   * page of comments already read. The traversal stopped with what it had.
+   */
+  repeated?: boolean;
 }
 
-/** Every comment for the filter, following nextOffset until hasMore is false. */
+/**
+ * Every comment for the filter, following nextOffset until hasMore is false; each thread
+ * once (the first copy). Ends early, incomplete, when the paging repeats itself or
+ * `maxThreads` items were read.
+ */
 export async function listSessionComments(
   caller: JsonToolCaller,
   sessionId: string,
@@ -107,6 +119,7 @@ export async function listSessionComments(
   const threads: CommentView[] = [];
   const ids = new Set<string>();
   let invalidItems = 0;
+  let received = 0;
   let total: number;
   let offset = 0;
   for (;;) {
@@ -118,12 +131,19 @@ export async function listSessionComments(
     });
     total = page.total;
     invalidItems += page.invalidItems;
+    received += page.received;
     // Offsets are over a fresh read each call: a comment added meanwhile can shift one
     // already seen into the next page. Keep the first copy.
+    const before = threads.length;
     for (const t of page.threads) if (!ids.has(t.id) && ids.add(t.id)) threads.push(t);
     if (!page.hasMore) return { threads, total, invalidItems, complete: true };
     const next = page.nextOffset ?? offset;
-    if (next <= offset || threads.length >= maxThreads)
+    // A page of nothing but threads already read means the server serves the same
+    // comments whatever the offset: following it would never end.
+    const nothingNew = page.threads.length > 0 && threads.length === before;
+    if (next <= offset || nothingNew)
+      return { threads, total, invalidItems, complete: false, repeated: true };
+    if (threads.length >= maxThreads || received >= maxThreads)
       return { threads, total, invalidItems, complete: false };
     offset = next;
   }
@@ -139,8 +159,15 @@ export function commentsView(list: CommentList, filter: CommentFilter): Comments
     total: list.total,
     hasMore: !list.complete,
     message:
-      unread > 0
-        ? `${unread} comment${unread === 1 ? '' : 's'} or repl${unread === 1 ? 'y' : 'ies'} could not be read.`
-        : undefined,
+      [
+        unread > 0
+          ? `${unread} comment${unread === 1 ? '' : 's'} or repl${unread === 1 ? 'y' : 'ies'} could not be read.`
+          : '',
+        list.repeated
+          ? "The server's paging repeated itself: the comments read before that are shown."
+          : '',
+      ]
+        .filter(Boolean)
+        .join(' ') || undefined,
   };
 }

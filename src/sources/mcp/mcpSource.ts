@@ -10,7 +10,8 @@ import type {
 } from '../sessionSource.ts';
 import type { CreateMcpToolClient, McpToolClient } from './mcpToolClient.ts';
 import { parseListAgentSessions } from './reportingRows.ts';
-import { parsePlatformRows, withManualTasks } from './platformRows.ts';
+import { needsDescribe, parsePlatformRows, withManualTasks } from './platformRows.ts';
+import { UnreadableFieldLog } from '../rowFields.ts';
 import { filterArguments, validateFilters } from '../../domain/filters.ts';
 import type { SessionFilters } from '../../domain/filters.ts';
 import { mapLimited } from '../../util/mapLimited.ts';
@@ -69,10 +70,12 @@ export class McpSource implements SessionSource, SessionCompletion, ManualTasks 
   private client: Promise<McpToolClient> | undefined;
   private toolNames: Promise<Set<string>> | undefined;
   private readonly options: McpSourceOptions;
+  private readonly unreadable: UnreadableFieldLog;
 
   constructor(options: McpSourceOptions) {
     this.options = options;
     this.config = options.config;
+    this.unreadable = new UnreadableFieldLog(options.log, options.config.label);
   }
 
   async capabilities(signal?: AbortSignal): Promise<SourceCapabilities> {
@@ -112,22 +115,31 @@ export class McpSource implements SessionSource, SessionCompletion, ManualTasks 
     }
     const base = { ...filterArguments(filters ?? {}) };
     delete base.status;
+    // A row whose status could not be read may be waiting: the list is then not complete.
+    const known = (sessions: SessionSummary[]) => !sessions.some((s) => s.waitingUnknown);
     const scan = await this.scan(base, WAITING_SCAN_LIMIT, signal);
-    if (scan.complete) return { sessions: scan.sessions.filter(isWaiting), complete: true };
+    if (scan.complete)
+      return { sessions: scan.sessions.filter(isWaiting), complete: known(scan.sessions) };
     const byId = new Map<string, SessionSummary>();
     for (const status of ['waiting', 'active']) {
       const part = await this.scan({ ...base, status }, WAITING_SCAN_LIMIT, signal);
-      for (const session of part.sessions.filter(isWaiting)) byId.set(session.id, session);
+      for (const session of part.sessions.filter(isWaiting))
+        if (!byId.has(session.id)) byId.set(session.id, session);
     }
     return { sessions: [...byId.values()], complete: false };
   }
 
+  /**
+   * Up to maxRows sessions, each once. Incomplete when the bound is reached or the server's
+   * paging repeated itself (a page of sessions already read: it ignores the offset).
+   */
   private async scan(
     args: Record<string, string>,
     maxRows: number,
     signal?: AbortSignal,
   ): Promise<{ sessions: SessionSummary[]; complete: boolean }> {
     const sessions: SessionSummary[] = [];
+    const ids = new Set<string>();
     let offset = 0;
     while (offset < maxRows) {
       const page = parseListAgentSessions(
@@ -135,11 +147,26 @@ export class McpSource implements SessionSource, SessionCompletion, ManualTasks 
         this.config.id,
         offset,
       );
-      sessions.push(...page.sessions);
+      this.noteUnreadable(page.sessions);
+      const fresh = page.sessions.filter((s) => !ids.has(s.id));
+      for (const session of fresh) ids.add(session.id);
+      sessions.push(...fresh);
+      if (page.sessions.length > 0 && fresh.length === 0) {
+        this.options.log.warn(
+          `${this.config.label}: list-agent-sessions paging repeated itself at offset ${offset}; the waiting count is incomplete`,
+        );
+        return { sessions, complete: false };
+      }
       if (page.next === undefined) return { sessions, complete: true };
       offset = Number(page.next);
     }
     return { sessions, complete: false };
+  }
+
+  /** One log line per row with unreadable fields (row id + fields), once. */
+  private noteUnreadable(sessions: readonly SessionSummary[]): void {
+    for (const s of sessions)
+      if (s.unreadableFields) this.unreadable.note(s.id, s.unreadableFields);
   }
 
   private async listReporting(request: ListSessionsRequest): Promise<SessionPage> {
@@ -151,7 +178,17 @@ export class McpSource implements SessionSource, SessionCompletion, ManualTasks 
       { ...filterArguments(request.filters ?? {}), limit: request.limit, offset },
       request.signal,
     );
-    return parseListAgentSessions(payload, this.config.id, offset);
+    const page = parseListAgentSessions(payload, this.config.id, offset);
+    this.noteUnreadable(page.sessions);
+    const loaded = request.cursor === undefined ? undefined : request.loaded;
+    if (!loaded) return page;
+    // A later page holding only sessions already loaded: the server ignores the offset and
+    // would serve the same rows for every Load more.
+    const fresh = page.sessions.filter((s) => !loaded.has(s.id));
+    if (page.sessions.length > 0 && fresh.length === 0) {
+      return { ...page, sessions: [], next: undefined, pagingRepeated: ['list-agent-sessions'] };
+    }
+    return { ...page, sessions: fresh };
   }
 
   /**
@@ -186,9 +223,9 @@ export class McpSource implements SessionSource, SessionCompletion, ManualTasks 
     );
     if (!parsed)
       throw new BackendError('invalidResponse', 'get_sessions did not answer with a list.');
+    this.noteUnreadable(parsed.sessions);
     const described = await mapLimited(parsed.sessions, 4, async (session) => {
-      const raw = session.status.raw.toUpperCase();
-      if (raw !== 'RUNNING' && raw !== 'PAUSED') return session;
+      if (!needsDescribe(session)) return session;
       try {
         return withManualTasks(
           session,

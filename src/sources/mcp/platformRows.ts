@@ -1,22 +1,26 @@
 import * as z from 'zod';
 import { derivePlatformStatus } from '../../domain/derivedStatus.ts';
 import type { PendingTask, SessionSummary } from '../../domain/session.ts';
+import { fieldOf, rawText, readRow, unreadableDetail } from '../rowFields.ts';
 
-/** Itential `get_sessions` rows and the parts of `describe_session` the tree needs. */
+/**
+ * Itential `get_sessions` rows and the parts of `describe_session` the tree needs, read
+ * with readRow: a wrongly typed field costs the field, never the row.
+ */
 const platformRow = z.looseObject({
-  session_id: z.string(),
+  session_id: z.string().min(1),
   agent_name: z.string().nullish(),
   status: z.string().nullish(),
   started_at: z.string().nullish(),
   end_time: z.string().nullish(),
   duration_ms: z.number().nullish(),
-  total_input_tokens: z.number().nullish().catch(undefined),
-  total_output_tokens: z.number().nullish().catch(undefined),
+  total_input_tokens: z.number().nullish(),
+  total_output_tokens: z.number().nullish(),
 });
 type PlatformRow = z.infer<typeof platformRow>;
 
 const manualTask = z.looseObject({
-  work_item_id: z.string(),
+  work_item_id: z.string().min(1),
   title: z.string().nullish(),
   view_type: z.string().nullish(),
   waiting_age_seconds: z.number().nullish(),
@@ -24,9 +28,10 @@ const manualTask = z.looseObject({
 });
 
 const describedSession = z.looseObject({
-  session_id: z.string(),
+  session_id: z.string().nullish(),
   status: z.string().nullish(),
   // Tri-state: null = the lookup failed, [] = none, else the tasks. Absent on older servers.
+  // Anything else (an object, a count) is unreadable, which is "unknown" too.
   pending_manual_tasks: z.array(z.unknown()).nullish(),
 });
 
@@ -44,21 +49,35 @@ export function parsePlatformRows(
   const rows = unwrapList(payload);
   if (!rows) return undefined;
   const sessions: SessionSummary[] = [];
+  const ids = new Set<string>();
   let invalidRows = 0;
   for (const item of rows) {
-    const row = platformRow.safeParse(item);
-    if (row.success) sessions.push(toSummary(row.data, connectionId));
-    else invalidRows++;
+    const row = readRow(platformRow, item);
+    if (!row) invalidRows++;
+    // The same session twice: the first row stays.
+    else if (!ids.has(row.data.session_id)) {
+      ids.add(row.data.session_id);
+      sessions.push(toSummary(row.data, row.unreadable, item, connectionId));
+    }
   }
   return { sessions, invalidRows };
 }
 
-function toSummary(row: PlatformRow, connectionId: string): SessionSummary {
+function toSummary(
+  row: PlatformRow,
+  unreadable: string[],
+  item: unknown,
+  connectionId: string,
+): SessionSummary {
+  // An unreadable status stays visible as the raw text the server sent ("unknown").
+  const status = unreadable.includes('status')
+    ? { status: 'unknown' as const, raw: rawText(fieldOf(item, 'status')) }
+    : derivePlatformStatus(row.status);
   return {
     id: row.session_id,
     connectionId,
     label: `${row.agent_name ?? 'agent'} · ${row.session_id.slice(0, 8)}`,
-    status: derivePlatformStatus(row.status),
+    status,
     harness: row.agent_name ?? undefined,
     startedAt: row.started_at ?? undefined,
     lastActivityAt: row.end_time ?? row.started_at ?? undefined,
@@ -73,21 +92,33 @@ function toSummary(row: PlatformRow, connectionId: string): SessionSummary {
           ? undefined
           : `${Math.round(row.duration_ms / 1000)} s`,
       ],
-    ].filter((r): r is [string, string] => Boolean(r[1])),
+    ]
+      .filter((r): r is [string, string] => Boolean(r[1]))
+      .concat(unreadableDetail(unreadable)),
+    ...(unreadable.length ? { unreadableFields: unreadable } : {}),
   };
+}
+
+/**
+ * Whether describe_session must say if a human is needed: running and paused sessions,
+ * and any whose status is not one we know (it may be a running one).
+ */
+export function needsDescribe(session: SessionSummary): boolean {
+  const raw = session.status.raw.toUpperCase();
+  return raw === 'RUNNING' || raw === 'PAUSED' || session.status.status === 'unknown';
 }
 
 /** Folds describe_session's manual tasks into a summary: waiting, not waiting, or unknown. */
 export function withManualTasks(session: SessionSummary, payload: unknown): SessionSummary {
-  const parsed = describedSession.safeParse(payload);
-  if (!parsed.success || parsed.data.pending_manual_tasks === undefined) {
+  const parsed = readRow(describedSession, payload);
+  if (!parsed || parsed.data.pending_manual_tasks === undefined) {
     return { ...session, waitingUnknown: true };
   }
   const raw = parsed.data.pending_manual_tasks;
   if (raw === null) return { ...session, waitingUnknown: true };
   const tasks: PendingTask[] = raw.flatMap((item) => {
-    const task = manualTask.safeParse(item);
-    if (!task.success) return [];
+    const task = readRow(manualTask, item);
+    if (!task) return [];
     return [
       {
         id: task.data.work_item_id,
@@ -102,10 +133,14 @@ export function withManualTasks(session: SessionSummary, payload: unknown): Sess
   if (raw.length > 0 && tasks.length === 0) return { ...session, waitingUnknown: true };
   const status = derivePlatformStatus(parsed.data.status ?? session.status.raw, tasks.length);
   const oldest = Math.max(0, ...tasks.map((t) => t.waitingAgeSeconds ?? 0));
+  // An age beyond what a Date holds (1e308 seconds) leaves the start unknown, not a throw.
+  const since = new Date(Date.now() - oldest * 1000);
   return {
     ...session,
     status,
     pendingTasks: tasks,
-    waitingSince: tasks.length ? new Date(Date.now() - oldest * 1000).toISOString() : undefined,
+    waitingSince: tasks.length && !Number.isNaN(since.getTime()) ? since.toISOString() : undefined,
+    // Tasks wait on a session whose status we cannot place: a human may be needed.
+    ...(tasks.length > 0 && status.status === 'unknown' ? { waitingUnknown: true } : {}),
   };
 }

@@ -2,13 +2,14 @@ import * as z from 'zod';
 
 /**
  * Tolerant schemas for the Closedloop-style reporting tools: unknown fields pass,
- * nullable everywhere the servers have been seen to send null.
+ * nullable everywhere the servers have been seen to send null. Rows are read with
+ * readRow (../rowFields.ts): a wrongly typed field costs that field, not the row.
  */
 const optionalString = z.string().nullish();
 const optionalNumber = z.number().nullish();
 
 export const reportingSessionRow = z.looseObject({
-  id: z.string(),
+  id: z.string().min(1),
   slug: optionalString,
   externalSessionId: optionalString,
   name: optionalString,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { deriveAgentApiStatus } from '../../domain/derivedStatus.ts';
 import { BackendError, isBackendError } from '../../domain/errors.ts';
 import type { SessionPage, SessionSummary } from '../../domain/session.ts';
@@ -15,10 +16,12 @@ import {
   agentRecord,
   agentSession,
   outstandingCalls,
+  outstandingCount,
   sessionList,
 } from './agentsApiSchemas.ts';
 import type { AgentSession } from './agentsApiSchemas.ts';
 import type { SessionInterrupt } from '../steering.ts';
+import { fieldOf, rawText, readRow, UnreadableFieldLog, unreadableDetail } from '../rowFields.ts';
 
 /** What the agents API says about a session beyond the common fields; secrets stay masked. */
 function restDetails(row: AgentSession): [string, string][] {
@@ -89,6 +92,39 @@ export interface AgentsApiSourceOptions {
 interface Cursor {
   agent: number;
   pageKey?: string;
+  /** Short hashes of the page keys this agent's listing has followed: one seen again is a loop. */
+  followed?: string[];
+  /** Pages in a row of this agent that held only sessions already listed. */
+  stale?: number;
+}
+
+/** Page keys remembered per agent: longer loops still end, on their repeated sessions. */
+const FOLLOWED_KEYS = 256;
+/** Pages in a row with nothing new after which an agent's paging counts as repeating. */
+const STALE_PAGES = 2;
+/** Bound on one traversal of the agent list or of a session's events. */
+const MAX_PAGES = 1_000;
+
+/**
+ * A key from the server as one URL path segment. A lone UTF-16 surrogate (which no real
+ * key has, but a broken or hostile server may send) becomes U+FFFD instead of making
+ * encodeURIComponent throw a URIError out of the listing.
+ */
+const pathSegment = (key: string) => encodeURIComponent(key.toWellFormed());
+
+const keyHash = (key: string) => createHash('sha256').update(key).digest('base64url').slice(0, 12);
+
+function readCursor(text: string | undefined): Cursor {
+  if (text === undefined) return { agent: 0 };
+  try {
+    const value = JSON.parse(text) as Partial<Cursor> | null;
+    if (value && Number.isSafeInteger(value.agent) && (value.agent as number) >= 0) {
+      return value as Cursor;
+    }
+  } catch {
+    // Not ours: start over (already loaded rows are dropped by id).
+  }
+  return { agent: 0 };
 }
 
 /**
@@ -100,11 +136,19 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
   readonly config: ConnectionConfig & { url: string };
   private readonly fetch: typeof fetch;
   private readonly timeoutMs: number;
+  private readonly log: Logger;
+  private readonly unreadable: UnreadableFieldLog;
   private agentKeys: Promise<string[]> | undefined;
+  /** Sessions whose failed outstanding-calls lookup was logged (polls repeat it). */
+  private readonly unreadableLookups = new Set<string>();
+  /** The agent list's paging repeated itself when it was last read. */
+  private agentListRepeated = false;
 
   constructor(options: AgentsApiSourceOptions) {
     this.config = options.config;
     this.timeoutMs = options.timeoutMs;
+    this.log = options.log;
+    this.unreadable = new UnreadableFieldLog(options.log, options.config.label);
     this.fetch = createBackendFetch({
       origin: new URL(options.config.url).origin,
       timeoutMs: options.timeoutMs,
@@ -133,63 +177,109 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
     // Configured agents are not listed: ask for each so the key (and the keys) get checked.
     if (this.config.agents?.length) {
       for (const agent of agents) {
-        await this.getJson(`/v2/agents/${encodeURIComponent(agent)}`, agentRecord, signal);
+        await this.getJson(`/v2/agents/${pathSegment(agent)}`, agentRecord, signal);
       }
     }
     return `${agents.length} agents`;
   }
 
+  /**
+   * Sessions of each agent in turn. An agent whose paging repeats itself (a page key it
+   * followed before, or pages of sessions already listed) is left with the rows read so
+   * far and named in `pagingRepeated`; the next agents are still listed. A session listed
+   * twice keeps its first row.
+   */
   async listSessions(request: ListSessionsRequest): Promise<SessionPage> {
     const agents = await this.agents(request.signal);
-    let cursor: Cursor = request.cursor ? (JSON.parse(request.cursor) as Cursor) : { agent: 0 };
+    let cursor = readCursor(request.cursor);
+    const loaded = request.cursor === undefined ? undefined : request.loaded;
+    const ids = new Set<string>();
     const sessions: SessionSummary[] = [];
+    const repeated: string[] =
+      request.cursor === undefined && this.agentListRepeated ? ['agent list'] : [];
     let invalidRows = 0;
     while (cursor.agent < agents.length && sessions.length < request.limit) {
       const agent = agents[cursor.agent] as string;
       const query = new URLSearchParams({ limit: String(request.limit - sessions.length) });
       if (cursor.pageKey) query.set('page_key', cursor.pageKey);
       const body = await this.getJson(
-        `/v2/agents/${encodeURIComponent(agent)}/sessions?${query}`,
+        `/v2/agents/${pathSegment(agent)}/sessions?${query}`,
         sessionList,
         request.signal,
       );
+      let rows = 0;
+      let fresh = 0;
       for (const item of body.sessions) {
-        const row = agentSession.safeParse(item);
-        if (!row.success) {
+        const row = readRow(agentSession, item);
+        if (!row) {
           invalidRows++;
           continue;
         }
-        sessions.push(await this.toSummary(row.data, request.signal));
+        rows++;
+        const id = `${row.data.agent_key ?? agent}/${row.data.key}`;
+        if (ids.has(id) || loaded?.has(id)) continue;
+        ids.add(id);
+        fresh++;
+        this.unreadable.note(id, row.unreadable);
+        sessions.push(await this.toSummary(row.data, agent, row.unreadable, item, request.signal));
       }
-      const next = body.metadata?.page_key;
-      cursor =
-        next && body.sessions.length > 0
-          ? { agent: cursor.agent, pageKey: next }
-          : { agent: cursor.agent + 1 };
+      const next = body.metadata?.page_key || undefined;
+      const followed = cursor.pageKey
+        ? [...(cursor.followed ?? []), keyHash(cursor.pageKey)].slice(-FOLLOWED_KEYS)
+        : [];
+      const stale = rows > 0 && fresh === 0 ? (cursor.stale ?? 0) + 1 : 0;
+      if (
+        next &&
+        body.sessions.length > 0 &&
+        (followed.includes(keyHash(next)) || stale >= STALE_PAGES)
+      ) {
+        this.log.warn(
+          `${this.config.label}: the sessions of agent ${JSON.stringify(rawText(agent, 120))} page back to pages already read; listing stopped there`,
+        );
+        repeated.push(agent);
+        cursor = { agent: cursor.agent + 1 };
+      } else {
+        cursor =
+          next && body.sessions.length > 0
+            ? { agent: cursor.agent, pageKey: next, followed, stale }
+            : { agent: cursor.agent + 1 };
+      }
     }
     return {
       sessions,
       invalidRows,
       next: cursor.agent < agents.length ? JSON.stringify(cursor) : undefined,
+      ...(repeated.length ? { pagingRepeated: repeated } : {}),
     };
   }
 
-  /** Every event of a session (hidden ones included), paged with page_key; bounded. */
+  /**
+   * Every event of a session (hidden ones included), paged with page_key; bounded, and
+   * ended where a page key comes back (the server's paging repeats itself).
+   */
   async listEvents(sessionId: string, signal?: AbortSignal): Promise<unknown[]> {
     const [agent, key] = splitSessionId(sessionId);
     const events: unknown[] = [];
+    const followed = new Set<string>();
     let pageKey: string | undefined;
     for (let page = 0; page < 100; page++) {
       const query = new URLSearchParams({ limit: '100', include_hidden: 'true' });
       if (pageKey) query.set('page_key', pageKey);
       const body = await this.getJson(
-        `/v2/agents/${encodeURIComponent(agent)}/sessions/${encodeURIComponent(key)}/events?${query}`,
+        `/v2/agents/${pathSegment(agent)}/sessions/${pathSegment(key)}/events?${query}`,
         eventList,
         signal,
       );
       events.push(...body.events);
+      if (pageKey) followed.add(pageKey);
       pageKey = body.metadata?.page_key ?? undefined;
       if (!pageKey || body.events.length === 0) break;
+      if (followed.has(pageKey)) {
+        this.log.warn(
+          `${this.config.label}: the events of ${JSON.stringify(rawText(sessionId, 120))} page back to a page already read; stopped there`,
+        );
+        break;
+      }
     }
     return events;
   }
@@ -202,7 +292,7 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
     const [agent, key] = splitSessionId(sessionId);
     const response = await this.fetch(
       new URL(
-        `/v2/agents/${encodeURIComponent(agent)}/sessions/${encodeURIComponent(key)}/events`,
+        `/v2/agents/${pathSegment(agent)}/sessions/${pathSegment(key)}/events`,
         this.config.url,
       ),
       {
@@ -231,33 +321,59 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
   private agents(signal?: AbortSignal): Promise<string[]> {
     if (this.config.agents?.length) return Promise.resolve(this.config.agents);
     this.agentKeys ??= (async () => {
-      // The agent list is paged like any other.
-      const keys: string[] = [];
+      // The agent list is paged like any other; a page key seen before ends it.
+      const keys = new Set<string>();
+      const followed = new Set<string>();
       let pageKey: string | undefined;
-      do {
+      this.agentListRepeated = false;
+      for (let page = 0; page < MAX_PAGES; page++) {
         const query = new URLSearchParams({ limit: '100' });
         if (pageKey) query.set('page_key', pageKey);
         const body = await this.getJson(`/v2/agents?${query}`, agentList, signal);
-        keys.push(...body.agents.map((a) => a.key));
+        for (const agent of body.agents) keys.add(agent.key);
+        if (pageKey) followed.add(pageKey);
         pageKey = body.agents.length > 0 ? (body.metadata?.page_key ?? undefined) : undefined;
-      } while (pageKey);
-      return keys;
+        if (!pageKey) break;
+        if (followed.has(pageKey) || page === MAX_PAGES - 1) {
+          this.agentListRepeated = true;
+          this.log.warn(
+            `${this.config.label}: the agent list pages back to a page already read; listing the ${keys.size} agents read`,
+          );
+          break;
+        }
+      }
+      return [...keys];
     })();
     this.agentKeys.catch(() => (this.agentKeys = undefined));
     return this.agentKeys;
   }
 
-  private async toSummary(row: AgentSession, signal?: AbortSignal): Promise<SessionSummary> {
-    const pending = row.status === 'running' ? await this.pendingCalls(row, signal) : 0;
-    const status = deriveAgentApiStatus(row.status, pending ?? 0);
+  private async toSummary(
+    row: AgentSession,
+    listedAgent: string,
+    unreadable: string[],
+    item: unknown,
+    signal?: AbortSignal,
+  ): Promise<SessionSummary> {
+    const agent = row.agent_key ?? listedAgent;
+    const statusUnreadable = unreadable.includes('status');
+    const raw = statusUnreadable ? rawText(fieldOf(item, 'status')) : row.status;
+    const base = deriveAgentApiStatus(raw);
+    // Running sessions, and those whose status we cannot place, may wait on client tool calls.
+    const pending =
+      raw === 'running' || base.status === 'unknown'
+        ? await this.pendingCalls(agent, row.key, signal)
+        : 0;
+    const status = deriveAgentApiStatus(raw, pending ?? 0);
+    if (statusUnreadable && status.status !== 'waiting') status.status = 'unknown';
     return {
-      id: `${row.agent_key}/${row.key}`,
+      id: `${agent}/${row.key}`,
       connectionId: this.config.id,
       label: row.name || row.key,
       status,
-      harness: row.agent_key,
+      harness: agent,
       startedAt: row.created_at ?? undefined,
-      details: restDetails(row),
+      details: restDetails(row).concat(unreadableDetail(unreadable)),
       context:
         typeof row.session_context_usage?.total_tokens === 'number' &&
         row.session_context_usage.model_context_window
@@ -267,6 +383,7 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
             }
           : undefined,
       ...(pending === undefined ? { waitingUnknown: true } : {}),
+      ...(unreadable.length ? { unreadableFields: unreadable } : {}),
       parentId:
         row.created_by_agent_key && row.created_by_session_key
           ? `${row.created_by_agent_key}/${row.created_by_session_key}`
@@ -274,18 +391,33 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
     };
   }
 
-  /** Outstanding client tool calls; undefined when the lookup failed (logged by fetch). */
-  private async pendingCalls(row: AgentSession, signal?: AbortSignal): Promise<number | undefined> {
+  /**
+   * Outstanding client tool calls; undefined (waiting unknown, never 0) when the lookup
+   * failed or answered in a shape we cannot read.
+   */
+  private async pendingCalls(
+    agent: string,
+    key: string,
+    signal?: AbortSignal,
+  ): Promise<number | undefined> {
     try {
       const body = await this.getJson(
-        `/v2/agents/${encodeURIComponent(row.agent_key)}/sessions/${encodeURIComponent(row.key)}/outstanding_client_tool_calls`,
+        `/v2/agents/${pathSegment(agent)}/sessions/${pathSegment(key)}/outstanding_client_tool_calls`,
         outstandingCalls,
         signal,
       );
-      return Array.isArray(body) ? body.length : (body.calls ?? body.tool_calls ?? []).length;
+      return outstandingCount(body);
     } catch (error) {
       if (isBackendError(error) && (error.kind === 'unauthorized' || error.kind === 'canceled'))
         throw error;
+      const id = `${agent}/${key}`;
+      if (!this.unreadableLookups.has(id)) {
+        if (this.unreadableLookups.size >= 5_000) this.unreadableLookups.clear();
+        this.unreadableLookups.add(id);
+        this.log.warn(
+          `${this.config.label}: outstanding client tool calls of ${JSON.stringify(rawText(id, 120))} could not be read (${isBackendError(error) ? error.kind : 'error'}); whether it waits is unknown`,
+        );
+      }
       return undefined;
     }
   }

@@ -28,6 +28,7 @@ export async function sessionCostSeries(
 ): Promise<{ series: CostSeries; invalidRows: number }> {
   const max = options.maxSessions ?? DEFAULT_SERIES_SESSIONS;
   const sessions: SessionSummary[] = [];
+  const ids = new Set<string>();
   let invalidRows = 0;
   let offset = 0;
   let complete = false;
@@ -38,8 +39,12 @@ export async function sessionCostSeries(
       '',
       offset,
     );
-    sessions.push(...page.sessions);
+    // Each session is summed once. A page of sessions already read means the server
+    // ignores the offset: the series stops there, incomplete, instead of counting them again.
+    const fresh = page.sessions.filter((s) => !ids.has(s.id) && ids.add(s.id));
+    sessions.push(...fresh);
     invalidRows += page.invalidRows;
+    if (page.sessions.length > 0 && fresh.length === 0) break;
     if (page.next === undefined) {
       complete = true;
       break;

@@ -8,8 +8,9 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import type { InterceptedRequest, ReferenceBackend } from '../../../src/demo/server.ts';
 import { BackendError } from '../../../src/domain/errors.ts';
 import type { SessionSummary } from '../../../src/domain/session.ts';
+import { encodePageKey, decodePageKey } from '../../../src/demo/rest/paging.ts';
 import { AgentsApiSource } from '../../../src/sources/rest/agentsApiSource.ts';
-import { silentLogger } from '../../../src/util/logger.ts';
+import { silentLogger, type Logger } from '../../../src/util/logger.ts';
 import { readJson, restFetch, startTestBackend, type LooseJson } from '../../support/backend.ts';
 import { FaultInjector } from '../../support/faults.ts';
 
@@ -50,7 +51,9 @@ beforeEach(() => {
   agentsPageSize = undefined;
 });
 
-function source(options: { agents?: string[]; apiKey?: string } = {}): AgentsApiSource {
+function source(
+  options: { agents?: string[]; apiKey?: string; log?: Logger } = {},
+): AgentsApiSource {
   return new AgentsApiSource({
     config: {
       id: 'rest',
@@ -60,28 +63,62 @@ function source(options: { agents?: string[]; apiKey?: string } = {}): AgentsApi
       ...(options.agents ? { agents: options.agents } : {}),
     },
     apiKey: async () => options.apiKey ?? backend.token,
-    log: silentLogger,
+    log: options.log ?? silentLogger,
     timeoutMs: 5000,
   });
 }
 
+/** Pages to the end the way the store does: later pages are told which ids are loaded. */
 async function listAll(
   s: AgentsApiSource,
   limit: number,
-): Promise<{ sessions: SessionSummary[]; pages: number; invalidRows: number }> {
+): Promise<{
+  sessions: SessionSummary[];
+  pages: number;
+  invalidRows: number;
+  pagingRepeated: string[];
+}> {
   const sessions: SessionSummary[] = [];
+  const pagingRepeated: string[] = [];
   let cursor: string | undefined;
   let pages = 0;
   let invalidRows = 0;
   do {
-    const page = await s.listSessions({ cursor, limit });
+    const loaded = new Set(sessions.map((x) => x.id));
+    const page = await s.listSessions(cursor === undefined ? { limit } : { cursor, limit, loaded });
     assert.ok(page.sessions.length <= limit, `a page holds at most ${limit}`);
     sessions.push(...page.sessions);
     invalidRows += page.invalidRows;
+    pagingRepeated.push(...(page.pagingRepeated ?? []));
     cursor = page.next;
     pages++;
   } while (cursor !== undefined && pages < 200);
-  return { sessions, pages, invalidRows };
+  return { sessions, pages, invalidRows, pagingRepeated };
+}
+
+/** A logger that keeps the warnings. */
+function recordingLog(): Logger & { warnings: string[] } {
+  const warnings: string[] = [];
+  return { ...silentLogger, warn: (m: string) => void warnings.push(m), warnings };
+}
+
+/** The session list of one agent, rewritten by `edit` (page keys decoded to offsets). */
+function rewriteSessions(
+  agent: string,
+  edit: (body: LooseJson, requestOffset: number, scope: string) => LooseJson,
+): void {
+  const scope = `sessions:${agent}`;
+  faults.add({
+    match: { area: 'rest', path: `/v2/agents/${agent}/sessions` },
+    fault: {
+      kind: 'rewriteJson',
+      rewrite: (body, req) => {
+        if (req.url.pathname !== `/v2/agents/${agent}/sessions`) return body;
+        const key = req.url.searchParams.get('page_key');
+        return edit(body, key ? (decodePageKey(scope, key) ?? -1) : 0, scope);
+      },
+    },
+  });
 }
 
 async function failure(promise: Promise<unknown>): Promise<BackendError> {
@@ -336,6 +373,232 @@ describe('AgentsApiSource', () => {
     assert.equal(
       (await failure(source({ apiKey: 'wrong', agents: ['customer_support'] }).test())).kind,
       'unauthorized',
+    );
+  });
+});
+
+describe('AgentsApiSource with a broken pager or odd shapes', () => {
+  it('a page_key that leads back to an earlier page: that agent stops, no duplicates, the other agents are listed', async () => {
+    const [agent, ...others] = [...stored.keys()];
+    const limit = 5;
+    assert.ok(stored.get(agent!)!.length > 3 * limit, 'the first agent has more than 3 pages');
+    // From the third page on, the server's page_key points back at the second page.
+    rewriteSessions(agent!, (body, offset, scope) =>
+      offset >= 2 * limit ? { ...body, metadata: { page_key: encodePageKey(scope, limit) } } : body,
+    );
+    const { sessions, pages, pagingRepeated } = await listAll(source(), limit);
+    const ids = sessions.map((x) => x.id);
+    assert.ok(pages < 20, `paging ended (${pages} pages)`);
+    assert.equal(new Set(ids).size, ids.length, 'no session twice');
+    assert.deepEqual(pagingRepeated, [agent], 'the agent whose paging repeated is named');
+    assert.deepEqual(
+      ids.filter((id) => id.startsWith(`${agent}/`)),
+      storedIds([agent!]).slice(0, 3 * limit),
+      'the rows read before the loop stay',
+    );
+    assert.deepEqual(
+      ids.filter((id) => !id.startsWith(`${agent}/`)),
+      storedIds(others),
+      'every other agent is still listed, in order',
+    );
+  });
+
+  it('fresh page keys that serve pages already listed: that agent stops after two such pages, the others are listed', async () => {
+    const [agent, ...others] = [...stored.keys()];
+    const limit = 5;
+    const first = stored.get(agent!)!.slice(0, limit);
+    // The server ignores page_key: every page is the first one, under an ever new key.
+    rewriteSessions(agent!, (body, offset, scope) =>
+      offset > 0
+        ? { sessions: first, metadata: { page_key: encodePageKey(scope, offset + limit) } }
+        : body,
+    );
+    const log = recordingLog();
+    const { sessions, pages, pagingRepeated } = await listAll(source({ log }), limit);
+    const ids = sessions.map((x) => x.id);
+    assert.ok(pages < 20, `paging ended (${pages} pages)`);
+    assert.equal(new Set(ids).size, ids.length, 'no session twice');
+    assert.deepEqual(pagingRepeated, [agent]);
+    assert.deepEqual(
+      ids.filter((id) => id.startsWith(`${agent}/`)),
+      storedIds([agent!]).slice(0, limit),
+    );
+    assert.deepEqual(
+      ids.filter((id) => !id.startsWith(`${agent}/`)),
+      storedIds(others),
+    );
+    assert.equal(
+      log.warnings.filter((w) => w.includes('page back to pages already read')).length,
+      1,
+      'one log line',
+    );
+  });
+
+  it('a session listed twice in one answer keeps its first row', async () => {
+    const agent = [...stored.keys()][1]!;
+    rewriteSessions(agent, (body) => ({
+      ...body,
+      sessions: [...body.sessions, { ...body.sessions[0], name: 'the second copy' }],
+    }));
+    const { sessions } = await listAll(source({ agents: [agent] }), 100);
+    assert.deepEqual(
+      sessions.map((x) => x.id),
+      storedIds([agent]),
+    );
+    assert.equal(sessions[0]?.label, stored.get(agent)![0].name, 'the first row stays');
+  });
+
+  it('a page key that comes back in the agent list ends it; every agent read is listed', async () => {
+    agentsPageSize = 1;
+    faults.add({
+      match: { area: 'rest', path: /^\/v2\/agents$/ },
+      fault: {
+        kind: 'rewriteJson',
+        // The second page points back at itself.
+        rewrite: (body, req) =>
+          req.url.searchParams.get('page_key')
+            ? { ...(body as object), metadata: { page_key: req.url.searchParams.get('page_key') } }
+            : body,
+      },
+    });
+    const [a, b] = [...stored.keys()];
+    const { sessions, pagingRepeated } = await listAll(source(), 100);
+    assert.deepEqual(
+      sessions.map((x) => x.id),
+      storedIds([a!, b!]),
+    );
+    assert.deepEqual(pagingRepeated, ['agent list']);
+  });
+
+  for (const shape of [
+    {},
+    { pending: [{ id: 'call_1' }] },
+    { count: 1 },
+    { tool_calls: 'call_1' },
+    { tool_calls: { id: 'call_1' } },
+    { tool_calls: null },
+    null,
+    '1',
+    1,
+  ]) {
+    it(`an outstanding_client_tool_calls answer of ${JSON.stringify(shape)} makes waiting unknown, never 0`, async () => {
+      const ref = backend.fixtures.agents.clientToolPending;
+      faults.add({
+        match: {
+          area: 'rest',
+          path: `/v2/agents/${ref.agentKey}/sessions/${ref.sessionKey}/outstanding`,
+        },
+        fault: { kind: 'rewriteJson', rewrite: () => shape },
+      });
+      const { sessions } = await listAll(source({ agents: [ref.agentKey] }), 100);
+      const s = sessions.find((x) => x.id === `${ref.agentKey}/${ref.sessionKey}`);
+      assert.ok(s, 'listed');
+      assert.equal(s.waitingUnknown, true, 'waiting is unknown');
+      assert.equal(sessions.filter((x) => x.waitingUnknown).length, 1, 'only that session');
+    });
+  }
+
+  it('outstanding calls as a bare list or {calls: [...]} are read: the session waits', async () => {
+    const ref = backend.fixtures.agents.running;
+    for (const shape of [
+      [{ id: 'c' }],
+      { calls: [{ id: 'c' }] },
+      { tool_calls: null, calls: [1] },
+    ]) {
+      faults.clear();
+      faults.add({
+        match: {
+          area: 'rest',
+          path: `/v2/agents/${ref.agentKey}/sessions/${ref.sessionKey}/outstanding`,
+        },
+        fault: { kind: 'rewriteJson', rewrite: () => shape },
+      });
+      const { sessions } = await listAll(source({ agents: [ref.agentKey] }), 100);
+      const s = sessions.find((x) => x.id === `${ref.agentKey}/${ref.sessionKey}`);
+      assert.equal(s?.status.status, 'waiting', JSON.stringify(shape));
+      assert.equal(s?.waitingUnknown, undefined);
+    }
+  });
+
+  it('the waiting row with one wrongly typed optional field each time stays listed and waiting; one log line names row and field', async () => {
+    const ref = backend.fixtures.agents.clientToolPending;
+    const id = `${ref.agentKey}/${ref.sessionKey}`;
+    for (const [field, value] of [
+      ['enabled', 'yes'],
+      ['created_at', 1785585600],
+      ['name', { en: 'Chat' }],
+      ['metadata', ['a']],
+      ['tti_minutes', '30'],
+      ['effective_compaction', 'on'],
+      ['agent_key', 7],
+    ] as const) {
+      faults.clear();
+      rewriteSessions(ref.agentKey, (body) => ({
+        ...body,
+        sessions: body.sessions.map((row: LooseJson) =>
+          row.key === ref.sessionKey ? { ...row, [field]: value } : row,
+        ),
+      }));
+      const log = recordingLog();
+      const s = source({ agents: [ref.agentKey], log });
+      const first = await listAll(s, 100);
+      await listAll(s, 100);
+      assert.equal(first.invalidRows, 0, `${field}: no row dropped`);
+      const row = first.sessions.find((x) => x.id === id);
+      assert.ok(row, `${field}: the row is kept`);
+      assert.equal(row.status.status, 'waiting', `${field}: still waiting`);
+      assert.deepEqual(row.unreadableFields, [field]);
+      assert.ok(
+        row.details?.some(([name, v]) => name === 'Unreadable fields' && v === field),
+        'shown in the details',
+      );
+      const lines = log.warnings.filter((w) => w.includes(ref.sessionKey));
+      assert.equal(
+        lines.length,
+        1,
+        `${field}: one log line over two listings (${lines.join(' | ')})`,
+      );
+      assert.ok(lines[0]!.includes(field) && lines[0]!.includes(id));
+    }
+  });
+
+  it('a status of the wrong type is "unknown" with the raw value kept; outstanding calls still decide waiting', async () => {
+    const { clientToolPending: waitingRef, stopped } = backend.fixtures.agents;
+    rewriteSessions(waitingRef.agentKey, (body) => ({
+      ...body,
+      sessions: body.sessions.map((row: LooseJson) =>
+        row.key === waitingRef.sessionKey
+          ? { ...row, status: 3 }
+          : row.key === stopped.sessionKey
+            ? { ...row, status: { state: 'stopped' } }
+            : row,
+      ),
+    }));
+    const { sessions, invalidRows } = await listAll(source({ agents: [waitingRef.agentKey] }), 100);
+    assert.equal(invalidRows, 0);
+    const byId = new Map(sessions.map((x) => [x.id, x]));
+    assert.deepEqual(byId.get(`${waitingRef.agentKey}/${waitingRef.sessionKey}`)?.status, {
+      status: 'waiting',
+      raw: '3',
+    });
+    const odd = byId.get(`${stopped.agentKey}/${stopped.sessionKey}`);
+    assert.deepEqual(odd?.status, { status: 'unknown', raw: '{"state":"stopped"}' });
+    assert.deepEqual(odd?.unreadableFields, ['status']);
+  });
+
+  it('a row without a readable key is still dropped and counted', async () => {
+    const agent = [...stored.keys()][2]!;
+    rewriteSessions(agent, (body) => ({
+      ...body,
+      sessions: body.sessions.map((row: LooseJson, i: number) =>
+        i === 0 ? { ...row, key: 12 } : i === 1 ? { ...row, key: undefined } : row,
+      ),
+    }));
+    const { sessions, invalidRows } = await listAll(source({ agents: [agent] }), 100);
+    assert.equal(invalidRows, 2);
+    assert.deepEqual(
+      sessions.map((x) => x.id),
+      storedIds([agent]).slice(2),
     );
   });
 });

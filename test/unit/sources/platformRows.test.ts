@@ -96,10 +96,43 @@ describe('parsePlatformRows', () => {
       'conn',
     );
     assert.ok(parsed);
-    assert.equal(parsed.invalidRows, 5);
+    assert.equal(
+      parsed.invalidRows,
+      4,
+      'rows without a readable id, and rows that are not objects',
+    );
     assert.deepEqual(
       parsed.sessions.map((s) => s.status.raw),
-      ['COMPLETE', 'PAUSED'],
+      ['COMPLETE', 'FAILED', 'PAUSED'],
+    );
+    const failed = parsed.sessions[1]!;
+    assert.deepEqual(failed.unreadableFields, ['started_at'], 'a bad start time costs the field');
+    assert.equal(failed.startedAt, undefined);
+    assert.deepEqual(failed.status, { status: 'error', raw: 'FAILED' });
+  });
+
+  it('a wrongly typed status is "unknown" with what the server sent as its raw value', () => {
+    const parsed = parsePlatformRows(
+      [row('g'.repeat(24), 'x', { status: 4 }), row('h'.repeat(24), 'x', { status: ['RUNNING'] })],
+      'conn',
+    );
+    assert.deepEqual(
+      parsed?.sessions.map((s) => [s.status, s.unreadableFields]),
+      [
+        [{ status: 'unknown', raw: '4' }, ['status']],
+        [{ status: 'unknown', raw: '["RUNNING"]' }, ['status']],
+      ],
+    );
+  });
+
+  it('the same session twice keeps its first row', () => {
+    const parsed = parsePlatformRows(
+      [row('i'.repeat(24), 'RUNNING'), row('i'.repeat(24), 'COMPLETE')],
+      'conn',
+    );
+    assert.deepEqual(
+      parsed?.sessions.map((s) => s.status.raw),
+      ['RUNNING'],
     );
   });
 

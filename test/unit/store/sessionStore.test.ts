@@ -66,6 +66,14 @@ class FakeSource implements SessionSource {
   problemRequests = 0;
   /** Undefined until withProblems(): a source with no problems to report. */
   listProblems: (() => Promise<SourceProblem[]>) | undefined;
+  /**
+   * How the fake pages: by offset (honest), ignoring the offset (every page is the
+   * first), answering with the cursor it was given, or with opaque keys (`key:<offset>`,
+   * any other cursor is refused like a server refuses a foreign page_key).
+   */
+  pager: 'offset' | 'ignoresOffset' | 'sameCursor' | 'opaque' = 'offset';
+  /** Sends the first row of each page twice. */
+  duplicateFirst = false;
 
   withProblems(list: SourceProblem[]): this {
     this.problemList = list;
@@ -114,12 +122,26 @@ class FakeSource implements SessionSource {
     await this.gate;
     if (this.failWith !== undefined) throw this.failWith;
     const all = this.sessions.filter((s) => matches(s, request.filters));
-    const offset = Number(request.cursor ?? 0);
+    let offset = Number(request.cursor ?? 0);
+    if (this.pager === 'opaque' && request.cursor !== undefined) {
+      const match = /^key:(\d+)$/.exec(request.cursor);
+      if (!match) throw new BackendError('invalidResponse', `Invalid page_key ${request.cursor}`);
+      offset = Number(match[1]);
+    }
+    if (this.pager === 'ignoresOffset') offset = 0;
     const end = offset + request.limit;
+    const rows = all.slice(offset, end);
+    const more = end < all.length || this.pager === 'ignoresOffset';
     return {
-      sessions: all.slice(offset, end),
+      sessions: this.duplicateFirst && rows[0] ? [rows[0], ...rows] : rows,
       total: all.length,
-      next: end < all.length ? String(end) : undefined,
+      next: !more
+        ? undefined
+        : this.pager === 'opaque'
+          ? `key:${end}`
+          : this.pager === 'sameCursor' && request.cursor !== undefined
+            ? request.cursor
+            : String(end),
       invalidRows: this.invalidRows,
     };
   }
@@ -718,5 +740,109 @@ describe('SessionStore.refreshWaiting (background polling)', () => {
     await store.refreshWaiting('a');
     await store.refreshWaiting('a');
     assert.equal(source.requests.length, 2);
+  });
+});
+
+describe('paging that repeats itself', () => {
+  it('a source that ignores the offset: Load more stops at once, rows kept once, the node stays through polls', async () => {
+    const source = new FakeSource(config('a'), many(9));
+    source.pager = 'ignoresOffset';
+    const { store, log } = setup([source]);
+    await store.refresh('a');
+    const state = store.state('a')!;
+    assert.equal(state.next, '3');
+    await store.loadMore('a');
+    assert.equal(state.next, undefined, 'no Load more any more');
+    assert.deepEqual(state.pagingRepeated, ['session list']);
+    assert.deepEqual(ids(state.sessions), ['s1', 's2', 's3']);
+    assert.equal(log.warnings.filter((w) => w.includes('paging repeated itself')).length, 1);
+    await store.refresh('a');
+    assert.equal(state.next, undefined, 'a poll does not bring the loop back');
+    assert.deepEqual(state.pagingRepeated, ['session list']);
+    const requests = source.requests.length;
+    await store.loadMore('a');
+    assert.equal(source.requests.length, requests);
+    // New filters page afresh.
+    await store.setFilters('a', { harness: undefined });
+    assert.deepEqual(state.pagingRepeated, []);
+    assert.equal(state.next, '3');
+  });
+
+  it('a source that answers Load more with the cursor it was given: its rows are kept, paging stops', async () => {
+    const source = new FakeSource(config('a'), many(9));
+    source.pager = 'sameCursor';
+    const { store } = setup([source]);
+    await store.refresh('a');
+    await store.loadMore('a');
+    const state = store.state('a')!;
+    assert.deepEqual(ids(state.sessions), ['s1', 's2', 's3', 's4', 's5', 's6']);
+    assert.equal(state.next, undefined);
+    assert.deepEqual(state.pagingRepeated, ['session list']);
+  });
+
+  it('Load more tells the source which ids are loaded; a refresh does not', async () => {
+    const source = new FakeSource(config('a'), many(9));
+    const { store } = setup([source]);
+    await store.refresh('a');
+    await store.loadMore('a');
+    assert.equal(source.requests[0]?.loaded, undefined);
+    assert.deepEqual([...(source.requests[1]?.loaded ?? [])], ['s1', 's2', 's3']);
+  });
+
+  it('a source that names a listing whose paging repeated: shown, and other rows keep paging', async () => {
+    const source = new FakeSource(config('a'), many(9));
+    const { store } = setup([source]);
+    const list = source.listSessions.bind(source);
+    source.listSessions = async (request) => ({
+      ...(await list(request)),
+      ...(request.cursor === '3' ? { pagingRepeated: ['agent_x'] } : {}),
+    });
+    await store.refresh('a');
+    await store.loadMore('a');
+    const state = store.state('a')!;
+    assert.deepEqual(state.pagingRepeated, ['agent_x']);
+    assert.equal(state.next, '6', 'the rest pages on');
+    await store.loadMore('a');
+    assert.deepEqual(
+      ids(state.sessions),
+      many(9).map((x) => x.id),
+    );
+  });
+
+  it('the same session twice in one answer, or in the waiting list, counts once (the first row)', async () => {
+    const waiting = [session('w1', 'waiting'), session('w1', 'waiting', { label: 'copy' })];
+    const source = new FakeSource(config('a'), [...many(2, 'waiting', 'w'), ...many(4)], {
+      sessions: waiting,
+      complete: true,
+    });
+    source.duplicateFirst = true;
+    const { store } = setup([source]);
+    await store.refresh('a');
+    const state = store.state('a')!;
+    assert.deepEqual(ids(state.sessions), ['w1', 'w2', 's1']);
+    assert.deepEqual(ids(store.waiting()), ['w1']);
+    assert.equal(store.waiting()[0]?.label, 'w1');
+    await store.loadMore('a');
+    assert.deepEqual(ids(state.sessions), ['w1', 'w2', 's1', 's2', 's3', 's4']);
+    assert.deepEqual(state.pagingRepeated, []);
+  });
+
+  it('an opaque cursor (page_key) continues after a poll where the loaded rows end', async () => {
+    const source = new FakeSource(config('a'), many(9));
+    source.pager = 'opaque';
+    const { store } = setup([source]);
+    await store.refresh('a');
+    await store.loadMore('a');
+    const state = store.state('a')!;
+    assert.equal(state.next, 'key:6');
+    await store.refresh('a');
+    assert.equal(state.next, 'key:6', 'not an offset made up from the row count');
+    await store.loadMore('a');
+    assert.equal(state.error, undefined);
+    assert.deepEqual(
+      ids(state.sessions),
+      many(9).map((x) => x.id),
+    );
+    assert.equal(state.next, undefined);
   });
 });

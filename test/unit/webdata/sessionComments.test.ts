@@ -21,6 +21,7 @@ import {
 } from '../../../src/sources/comments/sessionComments.ts';
 import type { CommentView } from '../../../src/shared/protocol.ts';
 import { RemoteTranscripts } from '../../../src/sources/transcripts/remoteTranscripts.ts';
+import type { LooseJson } from '../../support/backend.ts';
 import { removeDir, Rig, tempStorage } from './helpers.ts';
 
 const rig = new Rig();
@@ -121,6 +122,80 @@ describe('list-session-comments', () => {
       commentsView(list, 'ALL').message ?? '',
       /^60 comments or replies could not be read/,
     );
+  });
+});
+
+describe('list-session-comments paging that repeats itself', () => {
+  /** Rewrites the tool's answers; after `cap` calls it ends paging, so a loop fails, not hangs. */
+  function rewriteComments(
+    edit: (value: LooseJson, args: LooseJson) => LooseJson,
+    cap = 60,
+  ): { calls: () => number } {
+    let calls = 0;
+    const counted = new Set<unknown>();
+    rig.faults.add({
+      match: { tool: COMMENTS_TOOL },
+      fault: {
+        kind: 'rewriteJson',
+        rewrite: (value, req) => {
+          // Text and structured content of one answer are rewritten alike: count answers.
+          if (!counted.has(req)) {
+            counted.add(req);
+            calls++;
+          }
+          const out = edit(value, req.toolArguments);
+          return calls > cap ? { ...out, hasMore: false, nextOffset: null } : out;
+        },
+      },
+    });
+    return { calls: () => calls };
+  }
+
+  it('the same comments for every offset: stops at once, each thread once, marked repeated', async () => {
+    const first = await fetchCommentPage(source, many(), { offset: 0, limit: 25 });
+    let firstItems: LooseJson[] | undefined;
+    const counter = rewriteComments((value, args) => {
+      if (args.offset === 0) firstItems ??= value.items;
+      return args.offset > 0
+        ? { ...value, items: firstItems, hasMore: true, nextOffset: args.offset + args.limit }
+        : value;
+    });
+    const list = await listSessionComments(source, many(), { pageSize: 25 });
+    assert.ok(
+      counter.calls() <= 2,
+      `stopped at the first repeated page (${counter.calls()} calls)`,
+    );
+    assert.equal(list.complete, false);
+    assert.equal(list.repeated, true);
+    assert.deepEqual(
+      list.threads.map((t) => t.id),
+      first.threads.map((t) => t.id),
+    );
+    assert.match(commentsView(list, 'ALL').message ?? '', /paging repeated itself/);
+    assert.equal(commentsView(list, 'ALL').hasMore, true, 'the list says it is not complete');
+  });
+
+  it('a next offset that goes back is a repeat too', async () => {
+    rewriteComments((value, args) =>
+      args.offset >= 25 ? { ...value, hasMore: true, nextOffset: 0 } : value,
+    );
+    const list = await listSessionComments(source, many(), { pageSize: 25 });
+    assert.equal(list.complete, false);
+    assert.equal(list.repeated, true);
+    assert.equal(list.threads.length, 50);
+  });
+
+  it('pages of nothing readable under ever new offsets end at the bound', async () => {
+    const counter = rewriteComments((value, args) => ({
+      ...value,
+      items: Array.from({ length: args.limit }, () => ({ body: 'no id' })),
+      hasMore: true,
+      nextOffset: args.offset + args.limit,
+    }));
+    const list = await listSessionComments(source, many(), { pageSize: 25, maxThreads: 100 });
+    assert.ok(counter.calls() <= 5, `bounded (${counter.calls()} calls)`);
+    assert.equal(list.complete, false);
+    assert.equal(list.threads.length, 0);
   });
 });
 
