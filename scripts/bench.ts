@@ -20,8 +20,11 @@ interface Row {
   name: string;
   value: number;
   unit: string;
+  /** Set on a row that stands for a measurement that failed: what went wrong. */
+  error?: string;
 }
 const rows: Row[] = [];
+const failedGroups: string[] = [];
 /** Free text printed under the rows (e.g. where two reports differ and why). */
 const notes: string[] = [];
 const add = (name: string, value: number, unit: string) => {
@@ -34,6 +37,23 @@ const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : und
 const only = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--json');
 const wants = (group: string) => only.length === 0 || only.includes(group);
 
+/**
+ * Runs one group of measurements. A group that fails becomes one failed row (printed and
+ * in the JSON, value NaN) and the bench goes on with the others: one broken measurement
+ * must not lose every other figure of the run.
+ */
+async function group(name: string, measure: () => Promise<void> | void): Promise<void> {
+  if (!wants(name)) return;
+  try {
+    await measure();
+  } catch (error) {
+    const message = String((error as Error)?.message ?? error).split('\n')[0] ?? '';
+    failedGroups.push(name);
+    rows.push({ name: `${name}: FAILED`, value: Number.NaN, unit: 'failed', error: message });
+    console.log(`${`${name}: FAILED`.padEnd(48)} ${message}`);
+  }
+}
+
 function run(command: string, commandArgs: string[], env: Record<string, string> = {}) {
   const result = spawnSync(command, commandArgs, {
     cwd: projectRoot,
@@ -43,7 +63,7 @@ function run(command: string, commandArgs: string[], env: Record<string, string>
   if (result.status !== 0) throw new Error(`${command} ${commandArgs.join(' ')} failed`);
 }
 
-if (wants('bundles')) {
+await group('bundles', async () => {
   run(process.execPath, ['esbuild.mjs', '--production']);
   for (const file of readdirSync(path.join(projectRoot, 'dist', 'meta')).sort()) {
     const meta = JSON.parse(readFileSync(path.join(projectRoot, 'dist', 'meta', file), 'utf8')) as {
@@ -54,14 +74,17 @@ if (wants('bundles')) {
       .reduce((sum, [, output]) => sum + output.bytes, 0);
     add(`bundle size: ${file.replace('.json', '')}`, Math.round(bytes / 102.4) / 10, 'KiB');
   }
-}
+});
 
-if (wants('activation')) {
+await group('activation', async () => {
   // Activation of the shipped (production) bundle; only the tests are rebuilt.
   run(process.execPath, ['esbuild.mjs', '--production']);
   run(process.execPath, ['esbuild.mjs', '--tests-only']);
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'asi-bench-')), 'activation.json');
+  // Only the activation test: a failure elsewhere in the integration tier is not a bench figure.
+  process.env.ASI_TEST_FILTER = 'activation';
   const code = await runIntegrationTests({ ...(await localCorpusEnv()), ASI_BENCH_FILE: out });
+  delete process.env.ASI_TEST_FILTER;
   if (code !== 0 || !existsSync(out))
     throw new Error('the integration run that measures activation failed');
   const measured = JSON.parse(readFileSync(out, 'utf8')) as {
@@ -78,32 +101,36 @@ if (wants('activation')) {
     round((measured.evaluateMs ?? 0) + measured.activateMs),
     'ms',
   );
-}
+});
 
-if (wants('tree')) {
+await group('tree', async () => {
   for (const row of benchTree()) add(row.name, row.value, row.unit);
-}
+});
 
-if (wants('transcript')) {
+await group('transcript', async () => {
   for (const row of await benchTranscript()) add(row.name, row.value, row.unit);
-}
+});
 
-if (wants('local')) {
+await group('local', async () => {
   // The cold scan uses the bundled scan worker, as the extension does.
   run(process.execPath, ['esbuild.mjs', '--production']);
   for (const row of await benchLocal()) add(row.name, row.value, row.unit);
-}
+});
 
-if (wants('ccusage')) {
+await group('ccusage', async () => {
   // Our side runs as the bundled CLI (dist/cli/usage-report.mjs), as ccusage runs its binary.
   run(process.execPath, ['esbuild.mjs', '--production']);
   const result = await benchCcusage();
   for (const row of result.rows) add(row.name, row.value, row.unit);
   for (const note of result.notes) console.log(note);
   notes.push(...result.notes);
-}
+});
 
 if (jsonOut) {
   writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), rows, notes }, null, 2));
   console.log(`wrote ${jsonOut}`);
+}
+if (failedGroups.length) {
+  console.log(`failed groups: ${failedGroups.join(', ')} (their rows say why; the others stand)`);
+  process.exitCode = 1;
 }

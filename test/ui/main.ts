@@ -3,7 +3,7 @@
  * the way a person would: activity bar → welcome view → Open Demo → tree, badge and
  * status bar. Screenshots go to test-results/ui/.
  */
-import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -13,6 +13,13 @@ import { buildDataset } from '../../src/demo/dataset.ts';
 import { DEFAULT_SEED } from '../../src/demo/server.ts';
 import { chromiumArgs, chromiumPath, projectRoot } from '../../scripts/lib/tools.ts';
 import { writeLocalCorpus } from '../support/localCorpus.ts';
+
+/** The part of a page's HTMLImageElement the checks read (this file has no DOM types). */
+interface PageImage {
+  complete: boolean;
+  naturalWidth: number;
+  addEventListener(event: 'load', listener: () => void, options: { once: boolean }): void;
+}
 
 const shots = path.join(projectRoot, 'test-results', 'ui');
 mkdirSync(shots, { recursive: true });
@@ -425,6 +432,57 @@ try {
         .locator('.part.sidebar .action-label[aria-label="Group by Status"]')
         .first()
         .click();
+    },
+  );
+  await step(
+    'the Extensions view shows the package with its icon and a README whose images load',
+    async () => {
+      // The .vsix carries the icon and the screenshots the README shows.
+      const packaged = readFileSync(vsix).toString('latin1');
+      for (const file of ['extension/media/icon.png', 'extension/media/screenshots/tree.png']) {
+        if (!packaged.includes(file)) throw new Error(`${file} is not in the .vsix`);
+      }
+      await typeCommand(page, 'Extensions: Show Installed Extensions');
+      await page
+        .locator('.quick-input-list .monaco-list-row', { hasText: 'Show Installed Extensions' })
+        .first()
+        .click();
+      await page
+        .locator('.extensions-viewlet .monaco-list-row', { hasText: 'Agent Session Inspector' })
+        .first()
+        .click();
+      const editor = page.locator('.extension-editor');
+      await editor.locator('.header .name', { hasText: 'Agent Session Inspector' }).waitFor();
+      const icon = editor.locator('.header .icon-container img.icon');
+      await icon.waitFor();
+      const iconWidth = await icon.evaluate((img: PageImage) =>
+        img.complete ? img.naturalWidth : 0,
+      );
+      if (iconWidth !== 128) throw new Error(`the icon shows ${iconWidth} px wide, not 128`);
+      // The README is a webview: find its frame and wait until every image has loaded.
+      const readme = page
+        .frameLocator('.extension-editor iframe.webview.ready')
+        .frameLocator('#active-frame');
+      await readme.locator('h1', { hasText: 'Agent Session Inspector' }).waitFor();
+      const images = readme.locator('img');
+      const count = await images.count();
+      if (count < 3) throw new Error(`the README shows ${count} images`);
+      for (let i = 0; i < count; i++) {
+        const image = images.nth(i);
+        await image.scrollIntoViewIfNeeded();
+        const loaded = await image.evaluate(
+          (img: PageImage) =>
+            new Promise<number>((resolve) => {
+              if (img.complete) resolve(img.naturalWidth);
+              else img.addEventListener('load', () => resolve(img.naturalWidth), { once: true });
+              setTimeout(() => resolve(img.naturalWidth), 10_000);
+            }),
+        );
+        if (!loaded)
+          throw new Error(`README image ${await image.getAttribute('src')} did not load`);
+      }
+      await readme.locator('h1').first().scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(shots, '12-extension-details.png') });
     },
   );
 } catch {
