@@ -157,7 +157,8 @@ export function commentsView(list: CommentList, filter: CommentFilter): Comments
     filter,
     threads: list.threads,
     total: list.total,
-    hasMore: !list.complete,
+    // Loading again cannot help when the server's paging goes round in circles.
+    hasMore: !list.complete && !list.repeated,
     message:
       [
         unread > 0
