@@ -5,6 +5,7 @@
  * text on the webview side; numbers are drawn, strings are shown as sent by the host
  * (costs and counts are pre-formatted there so both sides agree on wording).
  */
+import type { WebviewL10n } from './protocol.ts';
 
 /** The date window the dashboard asks for: the last 7, 30 or 90 days, or everything. */
 export type DashboardRange = 7 | 30 | 90 | null;
@@ -109,6 +110,8 @@ export interface DashboardPanelState {
 
 /** Host → dashboard. `state` is for the webview to keep (see DashboardPanelState). */
 export type HostToDashboard =
+  /** The answer to `ready`, before anything else: language and translations. */
+  | { type: 'init'; l10n: WebviewL10n }
   | { type: 'data'; view: DashboardView; state: DashboardPanelState }
   | { type: 'loading' }
   | { type: 'failed'; message: string };

@@ -104,8 +104,36 @@ export interface ManualTaskView {
   completionSupported: boolean;
 }
 
+/**
+ * What the webview needs to speak the user's language: VS Code's display language (for
+ * Intl: dates, times, numbers) and this extension's l10n bundle for it (the same
+ * bundle.l10n.<lang>.json as the host's strings). The host sends it first, in `init`.
+ */
+export interface WebviewL10n {
+  /** vscode.env.language, e.g. `en`, `de`, `zh-cn`. */
+  language: string;
+  /** vscode.l10n.bundle: English message → translation; absent when none is loaded (English). */
+  bundle?: Record<string, string>;
+}
+
+/** Checked in the webview before it configures @vscode/l10n and Intl with it. */
+export function isWebviewL10n(value: unknown): value is WebviewL10n {
+  if (!value || typeof value !== 'object') return false;
+  const { language, bundle } = value as Record<string, unknown>;
+  if (typeof language !== 'string' || language.length > 35) return false;
+  if (bundle === undefined) return true;
+  return (
+    !!bundle &&
+    typeof bundle === 'object' &&
+    !Array.isArray(bundle) &&
+    Object.values(bundle).every((v) => typeof v === 'string')
+  );
+}
+
 /** Host → webview. */
 export type HostMessage =
+  /** The answer to `ready`, before anything else: language and translations. */
+  | { type: 'init'; l10n: WebviewL10n }
   | { type: 'session'; view: SessionView }
   | { type: 'loading' }
   | { type: 'failed'; message: string }
@@ -189,8 +217,11 @@ const CHECKS: Record<WebviewMessage['type'], Check> = {
 export function isWebviewMessage(value: unknown): value is WebviewMessage {
   if (!value || typeof value !== 'object') return false;
   const message = value as Record<string, unknown>;
+  // Own keys only: `__proto__` or `toString` must not find Object.prototype's members.
   const check =
-    typeof message.type === 'string' ? CHECKS[message.type as WebviewMessage['type']] : undefined;
+    typeof message.type === 'string' && Object.hasOwn(CHECKS, message.type)
+      ? CHECKS[message.type as WebviewMessage['type']]
+      : undefined;
   return check !== undefined && check(message);
 }
 

@@ -25,7 +25,7 @@ import type { Logger } from '../util/logger.ts';
 import { showInformation, showWarning } from '../views/safeMessage.ts';
 import { dashboardFailure, dashboardFilters, toDashboardView } from './dashboardView.ts';
 import { localRangeStart, localUsageView } from './localUsageView.ts';
-import { webviewHtml, webviewPanelOptions } from './webviewHtml.ts';
+import { panelIcon, webviewHtml, webviewL10n, webviewPanelOptions } from './webviewHtml.ts';
 
 export const DASHBOARD_COMMAND = 'sessionInspector.showUsageDashboard';
 export const DASHBOARD_PANEL_TYPE = 'sessionInspector.dashboard';
@@ -158,7 +158,7 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): UsageDashboard
 
   function attach(panel: vscode.WebviewPanel, connectionId: string, initial: DashboardRange): void {
     panels.set(connectionId, panel);
-    panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'agent-sessions.svg');
+    panel.iconPath = panelIcon(deps.extensionUri);
     panel.webview.html = webviewHtml(panel.webview, deps.extensionUri, panel.title, DASHBOARD_PAGE);
 
     const post = (message: HostToDashboard) => void panel.webview.postMessage(message);
@@ -217,7 +217,10 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): UsageDashboard
     const subscriptions = [
       panel.webview.onDidReceiveMessage((message: unknown) => {
         if (!isDashboardMessage(message)) return;
-        if (message.type === 'ready') ready = true;
+        if (message.type === 'ready') {
+          ready = true;
+          post({ type: 'init', l10n: webviewL10n() });
+        }
         if (message.type === 'setRange') range = message.days;
         if (ready) void load();
       }),

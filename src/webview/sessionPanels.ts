@@ -27,7 +27,7 @@ function isDataMessage(message: WebviewMessage): message is Parameters<PanelData
   return DATA_MESSAGES.has(message.type);
 }
 import type { SessionStore } from '../store/sessionStore.ts';
-import { webviewHtml, webviewPanelOptions } from './webviewHtml.ts';
+import { panelIcon, webviewHtml, webviewL10n, webviewPanelOptions } from './webviewHtml.ts';
 
 export const SESSION_PANEL_TYPE = 'sessionInspector.session';
 
@@ -97,7 +97,7 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
   private attach(panel: vscode.WebviewPanel, state: PanelState): void {
     const key = `${state.connectionId}/${state.sessionId}`;
     this.panels.set(key, panel);
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'agent-sessions.svg');
+    panel.iconPath = panelIcon(this.extensionUri);
     panel.webview.html = webviewHtml(panel.webview, this.extensionUri, panel.title);
     const post = (message: HostMessage) => void panel.webview.postMessage(message);
     const send = async () => {
@@ -135,6 +135,7 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
         if (!isWebviewMessage(message)) return;
         if (message.type === 'ready') {
           ready = true;
+          post({ type: 'init', l10n: webviewL10n() });
           await send();
           const session = await this.findSession(state);
           if (!session) return;

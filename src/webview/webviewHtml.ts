@@ -1,5 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import type { WebviewL10n } from '../shared/protocol.ts';
+
+/** The language and translations a webview asks for with `ready` (see WebviewL10n). */
+export function webviewL10n(): WebviewL10n {
+  const bundle = vscode.l10n.bundle;
+  return { language: vscode.env.language, ...(bundle ? { bundle } : {}) };
+}
+
+/**
+ * The tab icon of our panels: a dark glyph for light themes and a light one for dark
+ * themes (high-contrast themes pick theirs the same way: HC light the light one).
+ */
+export function panelIcon(extensionUri: vscode.Uri): { light: vscode.Uri; dark: vscode.Uri } {
+  return {
+    light: vscode.Uri.joinPath(extensionUri, 'media', 'panel-light.svg'),
+    dark: vscode.Uri.joinPath(extensionUri, 'media', 'panel-dark.svg'),
+  };
+}
 
 /** Which bundle of dist/webview a page loads, and the element it mounts. */
 export interface WebviewPage {

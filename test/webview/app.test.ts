@@ -71,3 +71,50 @@ test('a resumable local session has a Resume in Terminal button that asks the ho
     'the button gone',
   );
 });
+
+test("the host's init sets the language: translated strings, dates and numbers through Intl", async () => {
+  await h.load();
+  await h.page.locator('main').evaluate((main) => main.remove());
+  // A malformed bundle is refused whole (checked at run time): nothing changes.
+  await h.probe.send({ type: 'init', l10n: { language: 'de', bundle: { Details: 42 } } });
+  await h.probe.send({
+    type: 'init',
+    l10n: {
+      language: 'de',
+      bundle: {
+        Details: 'Einzelheiten',
+        Started: 'Gestartet',
+        'Input tokens': 'Eingabetokens',
+        'Comments ({0})': 'Kommentare ({0})',
+      },
+    },
+  });
+  const localized = structuredClone(session) as Extract<HostMessage, { type: 'session' }>;
+  localized.view.session.startedAt = new Date(Date.now() - 3 * 86_400_000).toISOString();
+  localized.view.session.lastActivityAt = new Date(Date.now() - 3 * 3_600_000).toISOString();
+  localized.view.session.inputTokens = 1_234_567;
+  await h.probe.send(localized);
+  const app = h.page.locator('session-details');
+  await app.locator('vscode-tab-header', { hasText: 'Einzelheiten' }).waitFor();
+  const row = async (name: string) =>
+    (
+      await app
+        .locator('dt', { hasText: name })
+        .locator('xpath=following-sibling::dd[1]')
+        .innerText()
+    ).trim();
+  // German date and number forms, and a relative time in German.
+  assert.match(await row('Gestartet'), /^\d\d\.\d\d\.\d{4}, \d\d:\d\d \(vor 3 Tagen\)$/);
+  assert.match(
+    await row('Last activity'),
+    /\(vor 3 Stunden\)$/,
+    'an untranslated label stays English',
+  );
+  assert.equal(await row('Eingabetokens'), '1.234.567');
+  await h.probe.send({
+    type: 'comments',
+    view: { state: 'ready', filter: 'OPEN', threads: [], total: 1234, hasMore: false },
+  });
+  await app.locator('vscode-tab-header', { hasText: 'Kommentare (1.234)' }).waitFor();
+  assert.equal(await h.page.evaluate('document.documentElement.lang'), 'de');
+});

@@ -151,19 +151,19 @@ test('the dashboard says ready, then renders totals, both time charts and every 
   assert.equal(await tokens.locator('g.bar').count(), DAYS);
   assert.equal(
     await cost.locator('g.bar').nth(0).getAttribute('aria-label'),
-    '2026-07-02: $1.50, 1 session',
+    'Jul 2, 2026: $1.50, 1 session',
   );
   assert.equal(
     await cost.locator('g.bar').nth(3).getAttribute('aria-label'),
-    '2026-07-05: $0.00, 4 sessions, 2 without a cost',
+    'Jul 5, 2026: $0.00, 4 sessions, 2 without a cost',
   );
   assert.equal(
     await tokens.locator('g.bar').nth(29).getAttribute('aria-label'),
-    '2026-07-31: 39,000 input, 4,900 output tokens',
+    'Jul 31, 2026: 39,000 input, 4,900 output tokens',
   );
   assert.equal(
     await tokens.locator('g.bar').nth(29).locator('title').textContent(),
-    '2026-07-31: 39,000 input, 4,900 output tokens',
+    'Jul 31, 2026: 39,000 input, 4,900 output tokens',
   );
   // Heights follow the numbers: the most expensive day fills the chart.
   const heights = await cost
@@ -250,7 +250,7 @@ test('every chart has a table alternative behind "Show as table"', async () => {
   const perDay = h.page.getByRole('table', { name: 'Estimated cost per day' });
   assert.equal(await perDay.locator('tbody tr').count(), DAYS);
   assert.deepEqual(await perDay.locator('tbody tr').nth(3).locator('th, td').allInnerTexts(), [
-    '2026-07-05',
+    'Jul 5, 2026',
     '$0.00',
     '4',
     '2',
@@ -435,4 +435,30 @@ test('model, repository, tool names and problems from the backend stay text', as
     assert.deepEqual(h.dialogs, []);
     assert.deepEqual(health.errors, []);
   }
+});
+
+test("the host's init translates the dashboard and dates its days in the display language", async () => {
+  await h.load();
+  await show({
+    type: 'init',
+    l10n: {
+      language: 'fr',
+      bundle: { Totals: 'Totaux', 'Usage — {0}': 'Utilisation — {0}', '{0} days': '{0} jours' },
+    },
+  });
+  await show({ type: 'data', view, state: STATE });
+  await root('section.breakdown').first().waitFor();
+  assert.equal((await root('h2#totals').innerText()).trim(), 'Totaux');
+  assert.match(await root('h1').innerText(), /^Utilisation — Closedloop \(prod\)$/);
+  assert.deepEqual(
+    (await root('button.range').allInnerTexts()).map((t) => t.trim()),
+    ['7 jours', '30 jours', '90 jours', 'All'],
+  );
+  // Days through Intl in French (2 juil. 2026), in the chart's labels and its first axis tick.
+  const cost = h.page.getByRole('group', { name: 'Estimated cost per day' });
+  assert.match(
+    (await cost.locator('g.bar').nth(0).getAttribute('aria-label')) ?? '',
+    /^2 juil\. 2026: /,
+  );
+  assert.match(await root('.axis span').first().innerText(), /^2 juil\. 2026$/);
 });

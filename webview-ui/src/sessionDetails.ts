@@ -9,6 +9,14 @@ import type {
   TranscriptStatus,
   UsageView,
 } from '../../src/shared/protocol.ts';
+import * as l10n from '@vscode/l10n';
+import {
+  L10nController,
+  formatDateTime,
+  formatMinutes,
+  formatNumber,
+  formatRelative,
+} from './shared/l10n.ts';
 import { host } from './vscodeApi.ts';
 
 /**
@@ -40,6 +48,7 @@ export class SessionDetails extends LitElement {
 
   constructor() {
     super();
+    new L10nController(this);
     this.tasks = new Map();
     this.tab = 0;
   }
@@ -153,42 +162,50 @@ export class SessionDetails extends LitElement {
   override render() {
     if (this.failure) {
       return html`<p class="error" role="alert">${this.failure}</p>
-        <vscode-button @click=${() => host.post({ type: 'refresh' })}>Retry</vscode-button>`;
+        <vscode-button @click=${() => host.post({ type: 'refresh' })}
+          >${l10n.t('Retry')}</vscode-button
+        >`;
     }
-    if (!this.view) return html`<vscode-progress-ring aria-label="Loading"></vscode-progress-ring>`;
+    if (!this.view)
+      return html`<vscode-progress-ring aria-label=${l10n.t('Loading')}></vscode-progress-ring>`;
     const { session, connectionLabel, cost, actions } = this.view;
+    const count = (n: number | undefined) => (n === undefined ? undefined : formatNumber(n));
     const rows: [string, string | undefined][] = [
       [
-        'Status',
-        `${session.status.status}${session.status.outcome ? ` (${session.status.outcome})` : ''}`,
+        l10n.t('Status'),
+        `${statusLabel(session.status.status)}${session.status.outcome ? ` (${outcomeLabel(session.status.outcome)})` : ''}`,
       ],
-      ['Raw status', session.status.raw || undefined],
-      ['Harness', session.harness],
-      ['Model', session.model],
-      ['Repository', session.repository],
-      ['Branch', session.branch],
-      ['User', session.user],
-      ['Started', session.startedAt],
-      ['Last activity', session.lastActivityAt],
-      ['Ended', session.endedAt],
-      ['Input tokens', session.inputTokens?.toLocaleString()],
-      ['Output tokens', session.outputTokens?.toLocaleString()],
-      ['Cache read tokens', session.cacheReadTokens?.toLocaleString()],
-      ['Cache write tokens', session.cacheWriteTokens?.toLocaleString()],
-      ['Estimated cost', cost],
+      [l10n.t('Raw status'), session.status.raw || undefined],
+      [l10n.t('Harness'), session.harness],
+      [l10n.t('Model'), session.model],
+      [l10n.t('Repository'), session.repository],
+      [l10n.t('Branch'), session.branch],
+      [l10n.t('User'), session.user],
+      [l10n.t('Started'), when(session.startedAt)],
+      [l10n.t('Last activity'), when(session.lastActivityAt)],
+      [l10n.t('Ended'), when(session.endedAt)],
+      [l10n.t('Input tokens'), count(session.inputTokens)],
+      [l10n.t('Output tokens'), count(session.outputTokens)],
+      [l10n.t('Cache read tokens'), count(session.cacheReadTokens)],
+      [l10n.t('Cache write tokens'), count(session.cacheWriteTokens)],
+      [l10n.t('Estimated cost'), cost],
       [
-        'Context window',
+        l10n.t('Context window'),
         session.context
-          ? `${Math.round((100 * session.context.used) / session.context.window)}% of ${session.context.window.toLocaleString()} tokens`
+          ? l10n.t(
+              '{0}% of {1} tokens',
+              Math.round((100 * session.context.used) / session.context.window),
+              formatNumber(session.context.window),
+            )
           : undefined,
       ],
       ...(session.details ?? []),
-      ['Session ID', session.id],
+      [l10n.t('Session ID'), session.id],
     ];
     return html`
       <h1 id="title">${session.label}</h1>
       <div class="subtitle">
-        <vscode-badge>${session.status.status}</vscode-badge>
+        <vscode-badge>${statusLabel(session.status.status)}</vscode-badge>
         ${connectionLabel}
       </div>
       ${this.renderActions(actions)}
@@ -196,7 +213,7 @@ export class SessionDetails extends LitElement {
         .selectedIndex=${this.tab}
         @vsc-tabs-select=${(e: CustomEvent<{ selectedIndex: number }>) => (this.tab = e.detail.selectedIndex)}
       >
-        <vscode-tab-header slot="header">Details</vscode-tab-header>
+        <vscode-tab-header slot="header">${l10n.t('Details')}</vscode-tab-header>
         <vscode-tab-panel>
           <dl aria-labelledby="title">
             ${rows.map(([name, value]) =>
@@ -208,7 +225,7 @@ export class SessionDetails extends LitElement {
           </dl>
           ${this.renderTasks(session.pendingTasks ?? [], session.waitingUnknown === true)}
         </vscode-tab-panel>
-        <vscode-tab-header slot="header">Transcript</vscode-tab-header>
+        <vscode-tab-header slot="header">${l10n.t('Transcript')}</vscode-tab-header>
         <vscode-tab-panel>
           <transcript-view
             .status=${this.transcript?.status}
@@ -217,38 +234,42 @@ export class SessionDetails extends LitElement {
           ></transcript-view>
         </vscode-tab-panel>
         <vscode-tab-header slot="header"
-          >Comments${this.comments?.state === 'ready' ? ` (${this.comments.total})` : ''}</vscode-tab-header
+          >${
+            this.comments?.state === 'ready'
+              ? l10n.t('Comments ({0})', formatNumber(this.comments.total))
+              : l10n.t('Comments')
+          }</vscode-tab-header
         >
         <vscode-tab-panel><comments-view .view=${this.comments}></comments-view></vscode-tab-panel>
-        <vscode-tab-header slot="header">Usage</vscode-tab-header>
+        <vscode-tab-header slot="header">${l10n.t('Usage')}</vscode-tab-header>
         <vscode-tab-panel><usage-view .view=${this.usage}></usage-view></vscode-tab-panel>
       </vscode-tabs>
     `;
   }
   private renderActions(actions: SessionView['actions']) {
     if (!actions.complete && !actions.interrupt && !actions.resume) return nothing;
-    return html`<div class="actions" role="toolbar" aria-label="Session actions">
+    return html`<div class="actions" role="toolbar" aria-label=${l10n.t('Session actions')}>
       ${
         actions.complete
           ? html`<vscode-button @click=${() => host.post({ type: 'complete' })}
-                >Complete…</vscode-button
+                >${l10n.t('Complete…')}</vscode-button
               >
               <vscode-button secondary @click=${() => host.post({ type: 'cancel' })}
-                >Cancel Session…</vscode-button
+                >${l10n.t('Cancel Session…')}</vscode-button
               >`
           : nothing
       }
       ${
         actions.interrupt
           ? html`<vscode-button secondary @click=${() => host.post({ type: 'interrupt' })}
-              >Interrupt</vscode-button
+              >${l10n.t('Interrupt')}</vscode-button
             >`
           : nothing
       }
       ${
         actions.resume
           ? html`<vscode-button secondary @click=${() => host.post({ type: 'resume' })}
-              >Resume in Terminal</vscode-button
+              >${l10n.t('Resume in Terminal')}</vscode-button
             >`
           : nothing
       }
@@ -257,19 +278,19 @@ export class SessionDetails extends LitElement {
 
   private renderTasks(tasks: PendingTask[], unknown: boolean) {
     if (unknown) {
-      return html`<h2>Manual tasks</h2>
+      return html`<h2>${l10n.t('Manual tasks')}</h2>
         <p class="warning">
-          The backend could not look up this session's manual tasks; some may be waiting.
+          ${l10n.t("The backend could not look up this session's manual tasks; some may be waiting.")}
         </p>`;
     }
     if (tasks.length === 0) return nothing;
-    return html`<h2>Manual tasks waiting on you</h2>
+    return html`<h2>${l10n.t('Manual tasks waiting on you')}</h2>
       <ul class="tasks">
         ${tasks.map((task) => {
           const detail = this.tasks.get(task.id);
           const age =
             task.waitingAgeSeconds !== undefined
-              ? ` · waiting ${Math.round(task.waitingAgeSeconds / 60)} min`
+              ? ` · ${l10n.t('waiting {0}', formatMinutes(Math.round(task.waitingAgeSeconds / 60)))}`
               : '';
           return html`<li>
             <div class="task-title">
@@ -280,7 +301,7 @@ export class SessionDetails extends LitElement {
                 ? html`<vscode-button
                     secondary
                     @click=${() => host.post({ type: 'openManualTask', id: task.id })}
-                    >Open task</vscode-button
+                    >${l10n.t('Open task')}</vscode-button
                   >`
                 : 'error' in detail
                   ? html`<p class="error" role="alert">${detail.error}</p>`
@@ -292,10 +313,52 @@ export class SessionDetails extends LitElement {
   }
 }
 
+/** The derived status in the words of the Sessions view's groups (the same translations). */
+function statusLabel(status: string): string {
+  switch (status) {
+    case 'waiting':
+      return l10n.t('Waiting on you');
+    case 'active':
+      return l10n.t('Active');
+    case 'idle':
+      return l10n.t('Idle');
+    case 'error':
+      return l10n.t('Error');
+    case 'finished':
+      return l10n.t('Finished');
+    case 'stale':
+      return l10n.t('Stale');
+    case 'unknown':
+      return l10n.t('Unknown');
+    default:
+      return status;
+  }
+}
+
+function outcomeLabel(outcome: string): string {
+  switch (outcome) {
+    case 'completed':
+      return l10n.t('completed');
+    case 'canceled':
+      return l10n.t('canceled');
+    case 'interrupted':
+      return l10n.t('interrupted');
+    default:
+      return outcome;
+  }
+}
+
+/** A time as the language writes it, with how long ago: "2 Dec 2026, 10:04 (3 hours ago)". */
+function when(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const ago = formatRelative(value);
+  return ago ? `${formatDateTime(value)} (${ago})` : value;
+}
+
 /** A manual task's content. Workflow-authored, so every field is bound as text. */
 function renderTask(task: ManualTaskView) {
   const variables = Object.entries(task.variables ?? {});
-  return html`<div class="task" aria-label="Manual task ${task.header ?? task.id}">
+  return html`<div class="task" aria-label=${l10n.t('Manual task {0}', task.header ?? task.id)}>
     ${task.header ? html`<h3>${task.header}</h3>` : nothing}
     ${task.message ? html`<p>${task.message}</p>` : nothing}
     ${task.body ? html`<pre class="body">${task.body}</pre>` : nothing}
@@ -315,7 +378,7 @@ function renderTask(task: ManualTaskView) {
         ? html`<div class="actions">
             <vscode-button
               @click=${() => host.post({ type: 'finishManualTask', id: task.id, finish: 'success' })}
-              >${task.successLabel || 'Success'}…</vscode-button
+              >${task.successLabel || l10n.t('Success')}…</vscode-button
             >
             ${
               task.failureLabel
@@ -328,7 +391,7 @@ function renderTask(task: ManualTaskView) {
             }
           </div>`
         : html`<p class="muted">
-            This task's form cannot be completed from VS Code; open it in the platform.
+            ${l10n.t("This task's form cannot be completed from VS Code; open it in the platform.")}
           </p>`
     }
   </div>`;

@@ -6,20 +6,18 @@ import type {
   CommentView,
   CommentsView as CommentsViewModel,
 } from '../../../src/shared/protocol.ts';
+import * as l10n from '@vscode/l10n';
+import { L10nController, formatDateTime, formatNumber } from '../shared/l10n.ts';
 import { host } from '../vscodeApi.ts';
 
-const FILTERS: { filter: CommentFilter; label: string }[] = [
-  { filter: 'OPEN', label: 'Open' },
-  { filter: 'RESOLVED', label: 'Resolved' },
-  { filter: 'ALL', label: 'All' },
+const FILTERS: { filter: CommentFilter; label: () => string }[] = [
+  { filter: 'OPEN', label: () => l10n.t('Open') },
+  { filter: 'RESOLVED', label: () => l10n.t('Resolved') },
+  { filter: 'ALL', label: () => l10n.t('All') },
 ];
 
-/** A date as the user's locale writes it; a string that is not a date stays as written. */
-function formatDate(value: string | undefined): string {
-  if (!value) return '';
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? value : date.toLocaleString();
-}
+/** A date in VS Code's display language; a string that is not a date stays as written. */
+const formatDate = formatDateTime;
 
 /**
  * `<comments-view>`: the session's trace comment threads. The app sets `view` from
@@ -39,6 +37,7 @@ export class CommentsView extends LitElement {
 
   constructor() {
     super();
+    new L10nController(this);
     this.waitingForMore = false;
   }
 
@@ -168,7 +167,7 @@ export class CommentsView extends LitElement {
   override render() {
     const view = this.view;
     const filter = view?.filter ?? 'OPEN';
-    return html`<div class="filters" role="group" aria-label="Show comments">
+    return html`<div class="filters" role="group" aria-label=${l10n.t('Show comments')}>
         ${FILTERS.map(
           (f) =>
             html`<button
@@ -176,14 +175,17 @@ export class CommentsView extends LitElement {
               aria-pressed=${f.filter === filter ? 'true' : 'false'}
               @click=${() => this.load(f.filter, false)}
             >
-              ${f.label}
+              ${f.label()}
             </button>`,
         )}
         ${
           view?.state === 'ready'
             ? html`<span class="count"
-                >${view.threads.length.toLocaleString()} of ${view.total.toLocaleString()}
-                threads</span
+                >${l10n.t(
+                  '{0} of {1} threads',
+                  formatNumber(view.threads.length),
+                  formatNumber(view.total),
+                )}</span
               >`
             : nothing
         }
@@ -193,19 +195,23 @@ export class CommentsView extends LitElement {
 
   private renderState(view: CommentsViewModel | undefined, filter: CommentFilter) {
     if (!view || view.state === 'loading') {
-      return html`<p class="muted" role="status">Loading comments…</p>`;
+      return html`<p class="muted" role="status">${l10n.t('Loading comments…')}</p>`;
     }
     if (view.state === 'unsupported') {
-      return html`<p class="muted">${view.message ?? 'This backend has no comments.'}</p>`;
+      return html`<p class="muted">${view.message ?? l10n.t('This backend has no comments.')}</p>`;
     }
     if (view.state === 'failed') {
-      return html`<p class="error" role="alert">${view.message ?? 'Comments failed to load.'}</p>
-        <vscode-button secondary @click=${() => this.load(filter, false)}>Retry</vscode-button>`;
+      return html`<p class="error" role="alert">
+          ${view.message ?? l10n.t('Comments failed to load.')}
+        </p>
+        <vscode-button secondary @click=${() => this.load(filter, false)}
+          >${l10n.t('Retry')}</vscode-button
+        >`;
     }
     return html`${
       view.threads.length === 0
-        ? html`<p class="muted">No comments.</p>`
-        : html`<ul class="threads" aria-label="Comment threads">
+        ? html`<p class="muted">${l10n.t('No comments.')}</p>`
+        : html`<ul class="threads" aria-label=${l10n.t('Comment threads')}>
             ${view.threads.map((thread) => this.renderThread(thread))}
           </ul>`
     }
@@ -216,7 +222,7 @@ export class CommentsView extends LitElement {
             secondary
             ?disabled=${this.waitingForMore}
             @click=${() => this.load(filter, true)}
-            >${this.waitingForMore ? 'Loading…' : 'Load more'}</vscode-button
+            >${this.waitingForMore ? l10n.t('Loading…') : l10n.t('Load more')}</vscode-button
           >`
         : nothing
     }`;
@@ -236,30 +242,29 @@ export class CommentsView extends LitElement {
     >
       ${quote ? html`<div class="quote">${quote}</div>` : nothing}
       <div class="head">
-        <span class="author">${thread.authorName ?? 'Unknown author'}</span>
+        <span class="author">${thread.authorName ?? l10n.t('Unknown author')}</span>
         <span class="meta">${formatDate(thread.createdAt)}</span>
         <span class=${resolved ? 'badge resolved' : 'badge open'}>${thread.status}</span>
         ${
           resolved && thread.resolvedByName
             ? html`<span class="meta"
-                >resolved by ${thread.resolvedByName}
+                >${l10n.t('resolved by {0}', thread.resolvedByName)}
                 ${thread.resolvedAt ? formatDate(thread.resolvedAt) : ''}</span
               >`
             : nothing
         }
         <button class="show">
-          Show in
-          transcript${
+          ${
             thread.entryIndex === undefined
-              ? ''
-              : ` (entry ${(thread.entryIndex + 1).toLocaleString()})`
+              ? l10n.t('Show in transcript')
+              : l10n.t('Show in transcript (entry {0})', formatNumber(thread.entryIndex + 1))
           }
         </button>
       </div>
       <div class="body">${thread.body}</div>
       ${
         thread.replies.length
-          ? html`<ul class="replies" aria-label="Replies">
+          ? html`<ul class="replies" aria-label=${l10n.t('Replies')}>
               ${thread.replies.map((reply) => this.renderReply(reply))}
             </ul>`
           : nothing
@@ -270,7 +275,7 @@ export class CommentsView extends LitElement {
   private renderReply(reply: CommentReplyView) {
     return html`<li class="reply">
       <div class="head">
-        <span class="author">${reply.authorName ?? 'Unknown author'}</span>
+        <span class="author">${reply.authorName ?? l10n.t('Unknown author')}</span>
         <span class="meta">${formatDate(reply.createdAt)}</span>
       </div>
       <div class="body">${reply.body}</div>

@@ -7,6 +7,8 @@
 import { html, svg } from 'lit';
 import type { TemplateResult } from 'lit';
 import type { BreakdownView, DashboardPointView } from '../../../src/shared/dashboardProtocol.ts';
+import * as l10n from '@vscode/l10n';
+import { formatDay, formatNumber } from '../shared/l10n.ts';
 import { tokens } from '../usage/usageChart.ts';
 
 const HEIGHT = 120;
@@ -14,16 +16,28 @@ const COLUMN = 12;
 const GAP = 3;
 
 export function costLabel(p: DashboardPointView): string {
-  const unknown =
-    tokens(p.unknownCostSessions) > 0 ? `, ${tokens(p.unknownCostSessions)} without a cost` : '';
+  const unknown = tokens(p.unknownCostSessions);
   const sessions = tokens(p.sessions);
-  return `${p.day}: ${p.costText}, ${sessions.toLocaleString()} session${sessions === 1 ? '' : 's'}${unknown}`;
+  const count =
+    sessions === 1 ? l10n.t('1 session') : l10n.t('{0} sessions', formatNumber(sessions));
+  return unknown > 0
+    ? l10n.t(
+        '{0}: {1}, {2}, {3} without a cost',
+        formatDay(p.day),
+        p.costText,
+        count,
+        formatNumber(unknown),
+      )
+    : l10n.t('{0}: {1}, {2}', formatDay(p.day), p.costText, count);
 }
 
 export function tokensLabel(p: DashboardPointView): string {
-  return `${p.day}: ${tokens(p.inputTokens).toLocaleString()} input, ${tokens(
-    p.outputTokens,
-  ).toLocaleString()} output tokens`;
+  return l10n.t(
+    '{0}: {1} input, {2} output tokens',
+    formatDay(p.day),
+    formatNumber(tokens(p.inputTokens)),
+    formatNumber(tokens(p.outputTokens)),
+  );
 }
 
 function frame(count: number, name: string, body: unknown): TemplateResult {
@@ -45,7 +59,7 @@ export function costChart(points: DashboardPointView[]): TemplateResult {
   const max = points.reduce((m, p) => Math.max(m, tokens(p.cost)), 0) || 1;
   return frame(
     points.length,
-    'Estimated cost per day',
+    l10n.t('Estimated cost per day'),
     points.map((p, i) => {
       const h = (tokens(p.cost) / max) * HEIGHT;
       const label = costLabel(p);
@@ -63,7 +77,7 @@ export function tokensChart(points: DashboardPointView[]): TemplateResult {
     points.reduce((m, p) => Math.max(m, tokens(p.inputTokens) + tokens(p.outputTokens)), 0) || 1;
   return frame(
     points.length,
-    'Tokens per day',
+    l10n.t('Tokens per day'),
     points.map((p, i) => {
       const input = (tokens(p.inputTokens) / max) * HEIGHT;
       const output = (tokens(p.outputTokens) / max) * HEIGHT;

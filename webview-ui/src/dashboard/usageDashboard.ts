@@ -7,11 +7,9 @@ import type {
   DashboardView,
   HostToDashboard,
 } from '../../../src/shared/dashboardProtocol.ts';
-import {
-  DASHBOARD_RANGES,
-  isDashboardPanelState,
-  rangeText,
-} from '../../../src/shared/dashboardProtocol.ts';
+import { DASHBOARD_RANGES, isDashboardPanelState } from '../../../src/shared/dashboardProtocol.ts';
+import * as l10n from '@vscode/l10n';
+import { L10nController, formatDay, formatNumber } from '../shared/l10n.ts';
 import { tokens } from '../usage/usageChart.ts';
 import { barList, costChart, tokensChart } from './dashboardCharts.ts';
 import { dashboardHost } from './dashboardHost.ts';
@@ -39,6 +37,7 @@ export class UsageDashboard extends LitElement {
 
   constructor() {
     super();
+    new L10nController(this);
     this.view = undefined;
     this.phase = { state: 'loading' };
     this.pendingRange = undefined;
@@ -240,17 +239,19 @@ export class UsageDashboard extends LitElement {
     const view = this.view;
     const current = this.pendingRange !== undefined ? this.pendingRange : (view?.range ?? null);
     return html`<header>
-        <h1>Usage${view ? html` — ${view.connectionLabel}` : nothing}</h1>
+        <h1>${view ? l10n.t('Usage — {0}', view.connectionLabel) : l10n.t('Usage')}</h1>
         ${
           view
             ? html`<div class="muted">
                 ${view.rangeText}${view.filtersText ? html`; ${view.filtersText}` : nothing}${
-                  view.viewerScope ? html`; viewer scope ${view.viewerScope}` : nothing
+                  view.viewerScope
+                    ? html`; ${l10n.t('viewer scope {0}', view.viewerScope)}`
+                    : nothing
                 }
               </div>`
             : nothing
         }
-        <div class="toolbar" role="toolbar" aria-label="Date range">
+        <div class="toolbar" role="toolbar" aria-label=${l10n.t('Date range')}>
           ${DASHBOARD_RANGES.map(
             (days) =>
               html`<button
@@ -259,7 +260,7 @@ export class UsageDashboard extends LitElement {
                 aria-pressed=${current === days ? 'true' : 'false'}
                 @click=${() => this.setRange(days)}
               >
-                ${days === null ? 'All' : `${days} days`}
+                ${days === null ? l10n.t('All') : l10n.t('{0} days', formatNumber(days))}
               </button>`,
           )}
           <button
@@ -267,14 +268,16 @@ export class UsageDashboard extends LitElement {
             class="refresh"
             @click=${() => dashboardHost.post({ type: 'refresh' })}
           >
-            Refresh
+            ${l10n.t('Refresh')}
           </button>
         </div>
       </header>
       <div role="status" aria-live="polite" class="muted">
         ${
           this.phase.state === 'loading'
-            ? `Loading usage for ${rangeText(current).toLowerCase()}…`
+            ? current === null
+              ? l10n.t('Loading usage for all time…')
+              : l10n.t('Loading usage for the last {0} days…', formatNumber(current))
             : nothing
         }
       </div>
@@ -283,7 +286,7 @@ export class UsageDashboard extends LitElement {
           ? html`<div class="notice error" role="alert">
               <p>${this.phase.message}</p>
               <button type="button" @click=${() => dashboardHost.post({ type: 'refresh' })}>
-                Retry
+                ${l10n.t('Retry')}
               </button>
             </div>`
           : nothing
@@ -294,7 +297,7 @@ export class UsageDashboard extends LitElement {
   private renderView(view: DashboardView) {
     return html`${
         view.problems.length > 0
-          ? html`<div class="notice problems" role="note" aria-label="Parts not shown">
+          ? html`<div class="notice problems" role="note" aria-label=${l10n.t('Parts not shown')}>
               <ul>
                 ${view.problems.map((p) => html`<li>${p}</li>`)}
               </ul>
@@ -307,19 +310,19 @@ export class UsageDashboard extends LitElement {
 
   private renderTotals(view: DashboardView) {
     const t = view.totals;
-    const count = (n: number | undefined) => (n === undefined ? '—' : tokens(n).toLocaleString());
+    const count = (n: number | undefined) => (n === undefined ? '—' : formatNumber(tokens(n)));
     const cells: [string, string][] = [
-      ['Sessions', count(t.sessions)],
-      ['Estimated cost', t.cost],
-      ['Input tokens', count(t.inputTokens)],
-      ['Output tokens', count(t.outputTokens)],
-      ['Cache read tokens', count(t.cacheReadTokens)],
-      ['Cache write tokens', count(t.cacheWriteTokens)],
+      [l10n.t('Sessions'), count(t.sessions)],
+      [l10n.t('Estimated cost'), t.cost],
+      [l10n.t('Input tokens'), count(t.inputTokens)],
+      [l10n.t('Output tokens'), count(t.outputTokens)],
+      [l10n.t('Cache read tokens'), count(t.cacheReadTokens)],
+      [l10n.t('Cache write tokens'), count(t.cacheWriteTokens)],
     ];
     // Only sources that count reasoning apart (local Codex sessions) send it.
     if (t.reasoningTokens !== undefined)
-      cells.push(['Reasoning tokens (in output)', count(t.reasoningTokens)]);
-    return html`<h2 id="totals">Totals</h2>
+      cells.push([l10n.t('Reasoning tokens (in output)'), count(t.reasoningTokens)]);
+    return html`<h2 id="totals">${l10n.t('Totals')}</h2>
       <dl class="totals" aria-labelledby="totals">
         ${cells.map(
           ([name, value]) =>
@@ -338,15 +341,18 @@ export class UsageDashboard extends LitElement {
 
   private renderSplit(subscription: string, api: string, share: number | undefined) {
     const s = Math.round(Math.min(1, tokens(share)) * 1000) / 10;
-    const text = `Subscriptions ${subscription}, API ${api}`;
+    const text = l10n.t('Cost split: Subscriptions {0}, API {1}', subscription, api);
     return html`<div class="split">
       <div class="legend">
         <span
-          ><span class="swatch sub" aria-hidden="true"></span>Subscriptions: ${subscription}</span
+          ><span class="swatch sub" aria-hidden="true"></span>${l10n.t(
+            'Subscriptions: {0}',
+            subscription,
+          )}</span
         >
-        <span><span class="swatch api" aria-hidden="true"></span>API: ${api}</span>
+        <span><span class="swatch api" aria-hidden="true"></span>${l10n.t('API: {0}', api)}</span>
       </div>
-      <svg height="12" role="img" aria-label="Cost split: ${text}">
+      <svg height="12" role="img" aria-label=${text}>
         <rect class="track" x="0" y="0" width="100%" height="12"></rect>
         ${
           share === undefined
@@ -363,34 +369,34 @@ export class UsageDashboard extends LitElement {
     const first = points[0]?.day ?? '';
     const last = points[points.length - 1]?.day ?? '';
     const axis = html`<div class="axis muted" aria-hidden="true">
-      <span>${first}</span><span>${last}</span>
+      <span>${formatDay(first)}</span><span>${formatDay(last)}</span>
     </div>`;
-    return html`<h2>Cost over time</h2>
-      <p class="muted">${series.note} Total ${series.totalCost}.</p>
+    return html`<h2>${l10n.t('Cost over time')}</h2>
+      <p class="muted">${series.note} ${l10n.t('Total {0}.', series.totalCost)}</p>
       <div class="scroll"><div class="plot">${costChart(points)} ${axis}</div></div>
       ${this.table(
-        'Estimated cost per day',
-        ['Day', 'Estimated cost', 'Sessions', 'Without a cost'],
+        l10n.t('Estimated cost per day'),
+        [l10n.t('Day'), l10n.t('Estimated cost'), l10n.t('Sessions'), l10n.t('Without a cost')],
         points.map((p) => [
-          p.day,
+          formatDay(p.day),
           p.costText,
-          tokens(p.sessions).toLocaleString(),
-          tokens(p.unknownCostSessions).toLocaleString(),
+          formatNumber(tokens(p.sessions)),
+          formatNumber(tokens(p.unknownCostSessions)),
         ]),
       )}
-      <h2>Tokens over time</h2>
+      <h2>${l10n.t('Tokens over time')}</h2>
       <div class="legend" aria-hidden="true">
-        <span><span class="swatch in"></span>Input</span>
-        <span><span class="swatch out"></span>Output</span>
+        <span><span class="swatch in"></span>${l10n.t('Input')}</span>
+        <span><span class="swatch out"></span>${l10n.t('Output')}</span>
       </div>
       <div class="scroll"><div class="plot">${tokensChart(points)} ${axis}</div></div>
       ${this.table(
-        'Tokens per day',
-        ['Day', 'Input tokens', 'Output tokens'],
+        l10n.t('Tokens per day'),
+        [l10n.t('Day'), l10n.t('Input tokens'), l10n.t('Output tokens')],
         points.map((p) => [
-          p.day,
-          tokens(p.inputTokens).toLocaleString(),
-          tokens(p.outputTokens).toLocaleString(),
+          formatDay(p.day),
+          formatNumber(tokens(p.inputTokens)),
+          formatNumber(tokens(p.outputTokens)),
         ]),
       )}`;
   }
@@ -411,7 +417,7 @@ export class UsageDashboard extends LitElement {
   /** The table alternative of a chart: the first cell of each row is its header. */
   private table(caption: string, columns: string[], rows: string[][]) {
     return html`<details>
-      <summary>Show as table</summary>
+      <summary>${l10n.t('Show as table')}</summary>
       <div class="scroll">
         <table>
           <caption>

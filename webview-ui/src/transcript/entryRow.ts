@@ -7,6 +7,8 @@ import type {
   TokenUsage,
 } from '../../../src/domain/transcript/model.ts';
 import type { TranscriptEntry } from '../../../src/shared/protocol.ts';
+import * as l10n from '@vscode/l10n';
+import { formatNumber, formatSeconds, formatTime } from '../shared/l10n.ts';
 import { highlighted, textBlock } from './textBlock.ts';
 
 /** Expandable blocks of a row: a text part's own "show more", or the row's body (thinking, tool call). */
@@ -38,36 +40,67 @@ function short(text: string, max = 300): string {
   return `${text.slice(0, cut)}…`;
 }
 
-const USER_LABELS: Record<string, string> = {
-  prompt: 'User',
-  meta: 'Context',
-  command: 'Command',
-  'compact-summary': 'Compaction summary',
-  interrupt: 'Interrupted',
-};
+/** Who wrote a user-side entry, by variant. */
+function userLabel(variant: string): string {
+  switch (variant) {
+    case 'meta':
+      return l10n.t('Context');
+    case 'command':
+      return l10n.t('Command');
+    case 'compact-summary':
+      return l10n.t('Compaction summary');
+    case 'interrupt':
+      return l10n.t('Interrupted');
+    default:
+      return l10n.t('User');
+  }
+}
+
+/** A tool call's status in words (empty when it succeeded). */
+function toolStatusText(status: string): string {
+  switch (status) {
+    case 'ok':
+      return '';
+    case 'error':
+      return l10n.t('failed');
+    case 'pending':
+      return l10n.t('pending');
+    default:
+      return status;
+  }
+}
 
 /** The row's accessible name: kind and position, plus the tool name for tool calls. */
 export function entryLabel(entry: TranscriptEntry): string {
-  const position = `entry ${entry.index + 1}`;
+  const n = formatNumber(entry.index + 1);
   switch (entry.kind) {
     case 'user':
-      return `${USER_LABELS[entry.variant] ?? 'User'}, ${position}`;
+      return l10n.t('{0}, entry {1}', userLabel(entry.variant), n);
     case 'assistant':
-      return `${entry.apiError ? 'API error' : 'Assistant'}, ${position}`;
+      return l10n.t(
+        '{0}, entry {1}',
+        entry.apiError ? l10n.t('API error') : l10n.t('Assistant'),
+        n,
+      );
     case 'thinking':
-      return `Thinking, ${position}`;
+      return l10n.t('{0}, entry {1}', l10n.t('Thinking'), n);
     case 'tool-call':
-      return `Tool call ${short(entry.name, 80)}, ${entry.status}, ${position}`;
+      return l10n.t(
+        'Tool call {0}, {1}, entry {2}',
+        short(entry.name, 80),
+        toolStatusText(entry.status) || l10n.t('done'),
+        n,
+      );
     case 'compaction':
-      return `Context compacted, ${position}`;
+      return l10n.t('{0}, entry {1}', l10n.t('Context compacted'), n);
     case 'system':
-      return `System ${short(entry.subtype, 80)}, ${position}`;
+      return l10n.t('System {0}, entry {1}', short(entry.subtype, 80), n);
     case 'subagent':
-      return `Subagent, ${position}`;
+      return l10n.t('{0}, entry {1}', l10n.t('Subagent'), n);
     case 'error':
-      return `Unreadable line ${entry.source.first}, ${position}`;
+      return l10n.t('Unreadable line {0}, entry {1}', formatNumber(entry.source.first), n);
     case 'unknown':
-      return `Unknown record, ${position}`;
+      return l10n.t('{0}, entry {1}', l10n.t('Unknown record'), n);
   }
 }
 
@@ -90,17 +123,18 @@ export function rowClasses(entry: TranscriptEntry): string {
 export function renderEntry(entry: TranscriptEntry, ctx: RowContext): TemplateResult {
   switch (entry.kind) {
     case 'user':
-      return html`${head(entry, 'account', USER_LABELS[entry.variant] ?? 'User')}
-      ${part(entry, ctx, 'text', entry.text, false, 'text')} ${attachments(entry.attachments)}
-      ${usage(entry.usage)}`;
+      return html`${head(entry, 'account', userLabel(entry.variant))}
+      ${part(entry, ctx, 'text', entry.text, false, l10n.t('text'))}
+      ${attachments(entry.attachments)} ${usage(entry.usage)}`;
     case 'assistant':
       return html`${head(
         entry,
         entry.apiError ? 'error' : 'hubot',
-        entry.apiError ? 'API error' : 'Assistant',
+        entry.apiError ? l10n.t('API error') : l10n.t('Assistant'),
         entry.model ? html`<span class="meta">${short(entry.model, 120)}</span>` : nothing,
       )}
-      ${part(entry, ctx, 'text', entry.text, entry.json === true, 'text')} ${usage(entry.usage)}`;
+      ${part(entry, ctx, 'text', entry.text, entry.json === true, l10n.t('text'))}
+      ${usage(entry.usage)}`;
     case 'thinking':
       return thinking(entry, ctx);
     case 'tool-call':
@@ -111,30 +145,30 @@ export function renderEntry(entry: TranscriptEntry, ctx: RowContext): TemplateRe
       return html`${head(
         entry,
         entry.level === 'error' ? 'error' : entry.level === 'warning' ? 'warning' : 'info',
-        `System · ${short(entry.subtype || 'message', 120)}`,
+        l10n.t('System · {0}', short(entry.subtype || l10n.t('message'), 120)),
       )}
-      ${part(entry, ctx, 'text', entry.text, false, 'text')} ${attachments(entry.attachments)}
-      ${usage(entry.usage)}`;
+      ${part(entry, ctx, 'text', entry.text, false, l10n.t('text'))}
+      ${attachments(entry.attachments)} ${usage(entry.usage)}`;
     case 'subagent':
       return subagent(entry, ctx);
     case 'error':
       return html`${head(entry, 'error', `${lines(entry.source)}: ${short(entry.message, 500)}`)}
-      ${part(entry, ctx, 'text', entry.excerpt, true, 'line')}`;
+      ${part(entry, ctx, 'text', entry.excerpt, true, l10n.t('line'))}`;
     case 'unknown':
       return html`${head(
         entry,
         'question',
-        'Unknown record',
+        l10n.t('Unknown record'),
         entry.type ? html`<span class="meta">${short(entry.type, 120)}</span>` : nothing,
       )}
-      ${part(entry, ctx, 'text', entry.raw, true, 'record')}`;
+      ${part(entry, ctx, 'text', entry.raw, true, l10n.t('record'))}`;
   }
 }
 
 function lines(source: { first: number; last: number }): string {
   return source.last > source.first
-    ? `Lines ${source.first}–${source.last}`
-    : `Line ${source.first}`;
+    ? l10n.t('Lines {0}–{1}', formatNumber(source.first), formatNumber(source.last))
+    : l10n.t('Line {0}', formatNumber(source.first));
 }
 
 function head(
@@ -173,8 +207,9 @@ function expanderHead(
 
 function time(timestamp: string | undefined): unknown {
   if (!timestamp) return nothing;
-  const date = new Date(timestamp);
-  const text = Number.isNaN(date.getTime()) ? short(timestamp, 40) : date.toLocaleTimeString();
+  const text = Number.isNaN(new Date(timestamp).getTime())
+    ? short(timestamp, 40)
+    : formatTime(timestamp);
   return html`<span class="time" title=${short(timestamp, 100)}>${text}</span>`;
 }
 
@@ -202,17 +237,16 @@ function part(
 function usage(tokens: TokenUsage | undefined): unknown {
   if (!tokens) return nothing;
   const fields: [string, number | undefined][] = [
-    ['input', tokens.input],
-    ['output', tokens.output],
-    ['cache read', tokens.cacheRead],
-    ['cache write', tokens.cacheWrite],
-    ['reasoning', tokens.reasoning],
+    [l10n.t('input {0}'), tokens.input],
+    [l10n.t('output {0}'), tokens.output],
+    [l10n.t('cache read {0}'), tokens.cacheRead],
+    [l10n.t('cache write {0}'), tokens.cacheWrite],
+    [l10n.t('reasoning {0}'), tokens.reasoning],
   ];
   const shown = fields.filter((f): f is [string, number] => typeof f[1] === 'number');
   if (shown.length === 0) return nothing;
-  return html`<div class="usage">
-    Tokens: ${shown.map(([name, value]) => `${name} ${value.toLocaleString()}`).join(' · ')}
-  </div>`;
+  const list = shown.map(([name, value]) => name.replace('{0}', formatNumber(value))).join(' · ');
+  return html`<div class="usage">${l10n.t('Tokens: {0}', list)}</div>`;
 }
 
 function attachments(list: Attachment[] | undefined): unknown {
@@ -220,7 +254,9 @@ function attachments(list: Attachment[] | undefined): unknown {
   return html`<div class="attachments">
     ${list.map((a) => {
       const size =
-        a.bytes === undefined ? '' : `, ${Math.ceil(a.bytes / 1024).toLocaleString()} KB`;
+        a.bytes === undefined
+          ? ''
+          : `, ${l10n.t('{0} KB', formatNumber(Math.ceil(a.bytes / 1024)))}`;
       return html`<span class="chip"
         >${short(a.name ?? a.type, 120)}${a.mediaType ? ` (${short(a.mediaType, 60)})` : ''}${size}</span
       >`;
@@ -233,25 +269,21 @@ function thinking(entry: TranscriptEntry & { kind: 'thinking' }, ctx: RowContext
   return html`${expanderHead(
     entry,
     ctx,
-    html`<span class="who">Thinking</span>${
-        entry.redacted ? html`<span class="meta">redacted</span>` : nothing
+    html`<span class="who">${l10n.t('Thinking')}</span>${
+        entry.redacted ? html`<span class="meta">${l10n.t('redacted')}</span>` : nothing
       }`,
   )}
   ${
     open
       ? entry.text
-        ? part(entry, ctx, 'text', entry.text, false, 'thinking')
-        : html`<div class="muted">The model's reasoning is encrypted.</div>`
+        ? part(entry, ctx, 'text', entry.text, false, l10n.t('thinking'))
+        : html`<div class="muted">${l10n.t("The model's reasoning is encrypted.")}</div>`
       : nothing
   }
   ${usage(entry.usage)}`;
 }
 
-const TOOL_STATUS: Record<string, { icon: string; text: string }> = {
-  ok: { icon: 'pass', text: '' },
-  error: { icon: 'error', text: 'failed' },
-  pending: { icon: 'clock', text: 'pending' },
-};
+const TOOL_STATUS_ICONS: Record<string, string> = { ok: 'pass', error: 'error', pending: 'clock' };
 
 function fileLabel(file: FileRef): string {
   const range = file.line ? `:${file.line}${file.endLine ? `–${file.endLine}` : ''}` : '';
@@ -260,11 +292,14 @@ function fileLabel(file: FileRef): string {
 
 function toolCall(entry: TranscriptEntry & { kind: 'tool-call' }, ctx: RowContext) {
   const open = ctx.isExpanded(entry.index, 'body');
-  const status = TOOL_STATUS[entry.status] ?? { icon: 'question', text: entry.status };
+  const status = {
+    icon: TOOL_STATUS_ICONS[entry.status] ?? 'question',
+    text: toolStatusText(entry.status),
+  };
   const notes = [
     status.text,
-    entry.orphanResult ? 'result without call' : '',
-    entry.client ? 'client tool' : '',
+    entry.orphanResult ? l10n.t('result without call') : '',
+    entry.client ? l10n.t('client tool') : '',
   ].filter(Boolean);
   const subagentRef = entry.subagent;
   return html`${expanderHead(
@@ -296,21 +331,21 @@ function toolCall(entry: TranscriptEntry & { kind: 'tool-call' }, ctx: RowContex
   ${
     subagentRef
       ? html`<button class="link" @click=${() => ctx.openSubagent(subagentRef.fileKey)}>
-          Open subagent transcript
+          ${l10n.t('Open subagent transcript')}
         </button>`
       : nothing
   }
   ${
     open
-      ? html`<div class="section">Input</div>
-          ${part(entry, ctx, 'input', entry.input, true, 'input')}
+      ? html`<div class="section">${l10n.t('Input')}</div>
+          ${part(entry, ctx, 'input', entry.input, true, l10n.t('input'))}
           ${
             entry.status === 'pending'
-              ? html`<div class="muted">No result yet.</div>`
+              ? html`<div class="muted">${l10n.t('No result yet.')}</div>`
               : html`<div class=${entry.status === 'error' ? 'section error' : 'section'}>
-                    Output
+                    ${l10n.t('Output')}
                   </div>
-                  ${part(entry, ctx, 'output', entry.output ?? '', true, 'output')}`
+                  ${part(entry, ctx, 'output', entry.output ?? '', true, l10n.t('output'))}`
           }`
       : nothing
   }
@@ -320,12 +355,16 @@ function toolCall(entry: TranscriptEntry & { kind: 'tool-call' }, ctx: RowContex
 function compaction(entry: TranscriptEntry & { kind: 'compaction' }, ctx: RowContext) {
   const details = [
     entry.trigger ? short(entry.trigger, 60) : '',
-    entry.preTokens !== undefined ? `${entry.preTokens.toLocaleString()} tokens before` : '',
-    entry.turnsCompacted !== undefined ? `${entry.turnsCompacted.toLocaleString()} turns` : '',
-    entry.eventsCompacted !== undefined ? `${entry.eventsCompacted.toLocaleString()} events` : '',
+    entry.preTokens !== undefined ? l10n.t('{0} tokens before', formatNumber(entry.preTokens)) : '',
+    entry.turnsCompacted !== undefined
+      ? l10n.t('{0} turns', formatNumber(entry.turnsCompacted))
+      : '',
+    entry.eventsCompacted !== undefined
+      ? l10n.t('{0} events', formatNumber(entry.eventsCompacted))
+      : '',
   ].filter(Boolean);
   const label = html`<vscode-icon class="icon" name="fold"></vscode-icon>
-    <span class="who">Context compacted</span>
+    <span class="who">${l10n.t('Context compacted')}</span>
     ${details.length ? html`<span class="meta">${details.join(' · ')}</span>` : nothing}`;
   if (!entry.text) {
     return html`<div class="head">${label} ${time(entry.timestamp)}</div>`;
@@ -333,7 +372,7 @@ function compaction(entry: TranscriptEntry & { kind: 'compaction' }, ctx: RowCon
   return html`${expanderHead(entry, ctx, label)}
   ${
     ctx.isExpanded(entry.index, 'body')
-      ? part(entry, ctx, 'text', entry.text, false, 'summary')
+      ? part(entry, ctx, 'text', entry.text, false, l10n.t('summary'))
       : nothing
   }`;
 }
@@ -341,19 +380,21 @@ function compaction(entry: TranscriptEntry & { kind: 'compaction' }, ctx: RowCon
 function subagent(entry: TranscriptEntry & { kind: 'subagent' }, ctx: RowContext) {
   const facts = [
     entry.status ? short(entry.status, 60) : '',
-    entry.totalTokens !== undefined ? `${entry.totalTokens.toLocaleString()} tokens` : '',
-    entry.durationMs !== undefined ? `${(entry.durationMs / 1000).toFixed(1)} s` : '',
-    entry.toolUseCount !== undefined ? `${entry.toolUseCount.toLocaleString()} tool uses` : '',
+    entry.totalTokens !== undefined ? l10n.t('{0} tokens', formatNumber(entry.totalTokens)) : '',
+    entry.durationMs !== undefined ? formatSeconds(entry.durationMs / 1000) : '',
+    entry.toolUseCount !== undefined
+      ? l10n.t('{0} tool uses', formatNumber(entry.toolUseCount))
+      : '',
   ].filter(Boolean);
   return html`${head(
       entry,
       'type-hierarchy-sub',
-      `Subagent${entry.agentType ? ` · ${short(entry.agentType, 120)}` : ''}`,
+      entry.agentType ? l10n.t('Subagent · {0}', short(entry.agentType, 120)) : l10n.t('Subagent'),
       entry.description ? html`<span class="meta">${short(entry.description)}</span>` : nothing,
     )}
-    ${part(entry, ctx, 'text', entry.text, false, 'task')}
+    ${part(entry, ctx, 'text', entry.text, false, l10n.t('task'))}
     ${facts.length ? html`<div class="usage">${facts.join(' · ')}</div>` : nothing}
     <button class="link" @click=${() => ctx.openSubagent(entry.fileKey)}>
-      Open subagent transcript
+      ${l10n.t('Open subagent transcript')}
     </button>`;
 }

@@ -1,5 +1,7 @@
 import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
+import * as l10n from '@vscode/l10n';
+import { formatNumber } from '../shared/l10n.ts';
 
 /** A collapsed text shows at most this many characters… */
 export const COLLAPSED_CHARS = 1_200;
@@ -60,7 +62,7 @@ export interface TextBlockProps {
   highlight: string | undefined;
   /** Monospace for JSON, tool input and output. */
   code: boolean;
-  /** What the text is, for the show-more button's accessible name ("input", "output"). */
+  /** What the text is, translated, for the show-more button's accessible name ("input", "output"). */
   label: string;
   onToggle: () => void;
 }
@@ -88,7 +90,9 @@ export function textBlock(props: TextBlockProps): TemplateResult | typeof nothin
 ${highlighted(shown, highlight)}${!open && collapsible ? '…' : nothing}</pre>
     ${
       expanded && cut && full === null
-        ? html`<div class="muted" role="status">Loading the full ${props.label}…</div>`
+        ? html`<div class="muted" role="status">
+            ${l10n.t('Loading the full {0}…', props.label)}
+          </div>`
         : nothing
     }
     ${
@@ -96,10 +100,16 @@ ${highlighted(shown, highlight)}${!open && collapsible ? '…' : nothing}</pre>
         ? html`<button
             class="link more"
             aria-expanded=${expanded ? 'true' : 'false'}
-            aria-label=${expanded ? `Show less ${props.label}` : `Show more ${props.label}`}
+            aria-label=${
+              expanded ? l10n.t('Show less {0}', props.label) : l10n.t('Show more {0}', props.label)
+            }
             @click=${props.onToggle}
           >
-            ${expanded ? 'Show less' : `Show more (${hidden.toLocaleString()} more characters)`}
+            ${
+              expanded
+                ? l10n.t('Show less')
+                : l10n.t('Show more ({0} more characters)', formatNumber(hidden))
+            }
           </button>`
         : nothing
     }`;

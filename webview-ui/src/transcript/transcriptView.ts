@@ -11,6 +11,8 @@ import type {
   TranscriptFileView,
   TranscriptStatus,
 } from '../../../src/shared/protocol.ts';
+import * as l10n from '@vscode/l10n';
+import { L10nController, formatNumber } from '../shared/l10n.ts';
 import { host } from '../vscodeApi.ts';
 import { entryLabel, primaryBlock, renderEntry, rowClasses } from './entryRow.ts';
 import type { BlockKey, RowContext } from './entryRow.ts';
@@ -100,6 +102,7 @@ export class TranscriptView extends LitElement {
 
   constructor() {
     super();
+    new L10nController(this);
     this.files = [];
     this.fileKey = 'main';
     this.searchLabel = '';
@@ -185,11 +188,17 @@ export class TranscriptView extends LitElement {
       const { index, ordinal, total, complete } = message.result;
       this.search.at = index ?? undefined;
       this.searchLabel =
-        index === null ? 'No results' : `${ordinal} of ${total}${complete ? '' : '+'}`;
+        index === null
+          ? l10n.t('No results')
+          : l10n.t(
+              '{0} of {1}',
+              formatNumber(ordinal),
+              `${formatNumber(total)}${complete ? '' : '+'}`,
+            );
       if (index !== null) this.goTo(index, this.search.query);
     } else if (message.type === 'searchResult' && request.kind === 'nextError') {
       // The host may answer nextError with a searchResult as well as with a reveal.
-      if (message.result.index === null) this.notice = 'No further errors';
+      if (message.result.index === null) this.notice = l10n.t('No further errors');
       else this.goTo(message.result.index, undefined);
     } else if (message.type === 'fullText' && request.kind === 'fullText') {
       this.fullTexts.delete(request.key);
@@ -281,7 +290,7 @@ export class TranscriptView extends LitElement {
       direction,
       ...(from === undefined ? {} : { from }),
     });
-    this.searchLabel = 'Searching…';
+    this.searchLabel = l10n.t('Searching…');
   }
 
   private nextError(): void {
@@ -397,11 +406,11 @@ export class TranscriptView extends LitElement {
         aria-busy="true"
         aria-posinset=${index + 1}
         aria-setsize=${this.count}
-        aria-label=${`Entry ${index + 1}, loading`}
+        aria-label=${l10n.t('Entry {0}, loading', formatNumber(index + 1))}
         data-index=${index}
         tabindex=${tabindex}
       >
-        Loading entry ${(index + 1).toLocaleString()}…
+        ${l10n.t('Loading entry {0}…', formatNumber(index + 1))}
       </div>`;
     }
     const revealed = this.mark?.index === index ? ' revealed' : '';
@@ -430,8 +439,8 @@ export class TranscriptView extends LitElement {
         <input
           class="query"
           type="search"
-          placeholder="Search transcript"
-          aria-label="Search transcript (Enter: next, Shift+Enter: previous)"
+          placeholder=${l10n.t('Search transcript')}
+          aria-label=${l10n.t('Search transcript (Enter: next, Shift+Enter: previous)')}
           ?disabled=${!ready}
           @keydown=${(e: KeyboardEvent) => {
             if (e.key !== 'Enter') return;
@@ -443,16 +452,16 @@ export class TranscriptView extends LitElement {
         <vscode-button
           secondary
           icon="arrow-up"
-          aria-label="Previous match"
-          title="Previous match (Shift+Enter)"
+          aria-label=${l10n.t('Previous match')}
+          title=${l10n.t('Previous match (Shift+Enter)')}
           ?disabled=${!ready}
           @click=${() => this.runSearch('previous')}
         ></vscode-button>
         <vscode-button
           secondary
           icon="arrow-down"
-          aria-label="Next match"
-          title="Next match (Enter)"
+          aria-label=${l10n.t('Next match')}
+          title=${l10n.t('Next match (Enter)')}
           ?disabled=${!ready}
           @click=${() => this.runSearch('next')}
         ></vscode-button>
@@ -463,14 +472,14 @@ export class TranscriptView extends LitElement {
         class="next-error"
         ?disabled=${!ready || errors === 0}
         @click=${() => this.nextError()}
-        >Next error${errors ? ` (${errors.toLocaleString()})` : ''}</vscode-button
+        >${errors ? l10n.t('Next error ({0})', formatNumber(errors)) : l10n.t('Next error')}</vscode-button
       >
       <span class="notice muted" role="status">${this.notice}</span>
       <span class="spacer"></span>
-      ${ready && !ready.complete ? html`<span class="muted">Indexing…</span>` : nothing}
+      ${ready && !ready.complete ? html`<span class="muted">${l10n.t('Indexing…')}</span>` : nothing}
       ${this.renderFiles()}
       <vscode-button secondary class="open-raw" @click=${() => host.post({ type: 'openRaw' })}
-        >Open raw</vscode-button
+        >${l10n.t('Open raw')}</vscode-button
       >
     </div>`;
   }
@@ -485,7 +494,7 @@ export class TranscriptView extends LitElement {
     if (this.files.length < 2) return unusual;
     return html`<select
         class="files"
-        aria-label="Transcript file"
+        aria-label=${l10n.t('Transcript file')}
         @change=${(e: Event) =>
           host.post({ type: 'selectFile', fileKey: (e.target as HTMLSelectElement).value })}
       >
@@ -501,7 +510,7 @@ export class TranscriptView extends LitElement {
 
   private renderBody() {
     const status = this.status;
-    if (!status) return html`<p class="message muted">No transcript.</p>`;
+    if (!status) return html`<p class="message muted">${l10n.t('No transcript.')}</p>`;
     switch (status.state) {
       case 'none':
         return html`<p class="message muted">${status.message}</p>`;
@@ -521,17 +530,18 @@ export class TranscriptView extends LitElement {
           ${
             status.canRetry
               ? html`<vscode-button @click=${() => host.post({ type: 'retryTranscript' })}
-                  >Retry</vscode-button
+                  >${l10n.t('Retry')}</vscode-button
                 >`
               : nothing
           }
         </div>`;
       case 'ready':
-        if (this.count === 0) return html`<p class="message muted">The transcript is empty.</p>`;
+        if (this.count === 0)
+          return html`<p class="message muted">${l10n.t('The transcript is empty.')}</p>`;
         return html`<div
           class="feed"
           role="feed"
-          aria-label="Transcript entries"
+          aria-label=${l10n.t('Transcript entries')}
           @rangeChanged=${(e: Event & { first: number; last: number }) => {
             this.range = { first: e.first, last: e.last };
             this.ensureWindows();

@@ -1,5 +1,7 @@
 import { html, svg } from 'lit';
 import type { TemplateResult } from 'lit';
+import * as l10n from '@vscode/l10n';
+import { formatNumber } from '../shared/l10n.ts';
 
 export interface Turn {
   label: string;
@@ -17,9 +19,12 @@ export function tokens(value: number | undefined): number {
 }
 
 export function turnLabel(turn: Turn): string {
-  return `Turn ${turn.label}: ${tokens(turn.input).toLocaleString()} input, ${tokens(
-    turn.output,
-  ).toLocaleString()} output tokens`;
+  return l10n.t(
+    'Turn {0}: {1} input, {2} output tokens',
+    turn.label,
+    formatNumber(tokens(turn.input)),
+    formatNumber(tokens(turn.output)),
+  );
 }
 
 /**
@@ -36,7 +41,7 @@ export function turnChart(turns: Turn[]): TemplateResult {
     height=${HEIGHT}
     viewBox="0 0 ${width} ${HEIGHT}"
     role="group"
-    aria-label="Tokens per turn"
+    aria-label=${l10n.t('Tokens per turn')}
   >
     ${turns.map((turn, i) => {
       const input = (tokens(turn.input) / max) * HEIGHT;

@@ -1,6 +1,8 @@
 import { chartStyles } from '../shared/chartStyles.ts';
 import { LitElement, css, html, nothing, svg } from 'lit';
 import type { UsageView as UsageViewModel } from '../../../src/shared/protocol.ts';
+import * as l10n from '@vscode/l10n';
+import { L10nController, formatNumber } from '../shared/l10n.ts';
 import { tokens, turnChart } from './usageChart.ts';
 
 /**
@@ -14,6 +16,11 @@ export class UsageView extends LitElement {
   };
 
   declare view: UsageViewModel | undefined;
+
+  constructor() {
+    super();
+    new L10nController(this);
+  }
 
   static override styles = [
     chartStyles,
@@ -85,23 +92,23 @@ export class UsageView extends LitElement {
 
   override render() {
     const view = this.view;
-    if (!view) return html`<p class="muted">No token usage yet.</p>`;
+    if (!view) return html`<p class="muted">${l10n.t('No token usage yet.')}</p>`;
     const rows: [string, number | undefined][] = [
-      ['Input', view.input],
-      ['Output', view.output],
-      ['Cache read', view.cacheRead],
-      ['Cache write', view.cacheWrite],
-      ['Reasoning', view.reasoning],
+      [l10n.t('Input'), view.input],
+      [l10n.t('Output'), view.output],
+      [l10n.t('Cache read'), view.cacheRead],
+      [l10n.t('Cache write'), view.cacheWrite],
+      [l10n.t('Reasoning'), view.reasoning],
     ];
-    return html`<dl aria-label="Tokens by kind">
+    return html`<dl aria-label=${l10n.t('Tokens by kind')}>
         ${rows.map(([name, value]) =>
           value === undefined
             ? nothing
             : html`<dt>${name}</dt>
-                <dd>${tokens(value).toLocaleString()}</dd>`,
+                <dd>${formatNumber(tokens(value))}</dd>`,
         )}
-        <dt>Estimated cost</dt>
-        <dd>${view.cost || 'unknown'}</dd>
+        <dt>${l10n.t('Estimated cost')}</dt>
+        <dd>${view.cost || l10n.t('unknown')}</dd>
       </dl>
       ${this.renderContext(view.context)} ${this.renderTurns(view.turns)}`;
   }
@@ -113,13 +120,18 @@ export class UsageView extends LitElement {
     const size = tokens(context.window);
     const ratio = size > 0 ? Math.min(1, used / size) : 0;
     const percent = Math.round(ratio * 100);
-    const text = `${used.toLocaleString()} of ${size.toLocaleString()} tokens (${percent}%)`;
+    const text = l10n.t(
+      '{0} of {1} tokens ({2}%)',
+      formatNumber(used),
+      formatNumber(size),
+      formatNumber(percent),
+    );
     const level = ratio >= 0.9 ? 'fill full' : ratio >= 0.7 ? 'fill high' : 'fill';
-    return html`<h2>Context window</h2>
+    return html`<h2>${l10n.t('Context window')}</h2>
       <div
         class="gauge"
         role="meter"
-        aria-label="Context window use"
+        aria-label=${l10n.t('Context window use')}
         aria-valuemin="0"
         aria-valuemax=${size}
         aria-valuenow=${Math.min(used, size)}
@@ -134,24 +146,25 @@ export class UsageView extends LitElement {
   }
 
   private renderTurns(turns: UsageViewModel['turns']) {
-    if (turns.length === 0) return html`<p class="muted">No per-turn usage in the transcript.</p>`;
-    return html`<h2>Tokens per turn</h2>
+    if (turns.length === 0)
+      return html`<p class="muted">${l10n.t('No per-turn usage in the transcript.')}</p>`;
+    return html`<h2>${l10n.t('Tokens per turn')}</h2>
       <div class="legend" aria-hidden="true">
-        <span><span class="swatch in"></span>Input</span>
-        <span><span class="swatch out"></span>Output</span>
+        <span><span class="swatch in"></span>${l10n.t('Input')}</span>
+        <span><span class="swatch out"></span>${l10n.t('Output')}</span>
       </div>
       <div class="scroll">${turnChart(turns)}</div>
       <details>
-        <summary>Show as table</summary>
+        <summary>${l10n.t('Show as table')}</summary>
         <table>
           <caption>
-            Tokens per turn
+            ${l10n.t('Tokens per turn')}
           </caption>
           <thead>
             <tr>
-              <th scope="col">Turn</th>
-              <th scope="col">Input</th>
-              <th scope="col">Output</th>
+              <th scope="col">${l10n.t('Turn')}</th>
+              <th scope="col">${l10n.t('Input')}</th>
+              <th scope="col">${l10n.t('Output')}</th>
             </tr>
           </thead>
           <tbody>
@@ -159,8 +172,8 @@ export class UsageView extends LitElement {
               (turn) =>
                 html`<tr>
                   <th scope="row">${turn.label}</th>
-                  <td>${tokens(turn.input).toLocaleString()}</td>
-                  <td>${tokens(turn.output).toLocaleString()}</td>
+                  <td>${formatNumber(tokens(turn.input))}</td>
+                  <td>${formatNumber(tokens(turn.output))}</td>
                 </tr>`,
             )}
           </tbody>
