@@ -4,6 +4,7 @@ import type {
   CompletionOutcome,
 } from '../domain/completionIntent.ts';
 import { sessionCompleteArguments } from '../domain/completionIntent.ts';
+import { plainSurfaceText } from '../domain/surfaceText.ts';
 import { canCompleteSessions } from '../sources/steering.ts';
 import type { IntentStore } from './intentStore.ts';
 import type { SessionStore } from './sessionStore.ts';
@@ -76,7 +77,8 @@ export class CompletionService {
     await this.intents.save(attempt);
     const outcome = await source.completeSession(sessionCompleteArguments(attempt), signal);
     if (outcome.kind === 'unknown') {
-      await this.intents.save({ ...attempt, lastError: outcome.text });
+      // The server's words, kept until a terminal answer: cut, so the saved state stays small.
+      await this.intents.save({ ...attempt, lastError: plainSurfaceText(outcome.text) });
     } else {
       await this.intents.remove(intent.idempotencyKey);
       if (outcome.kind === 'applied') await this.store.refresh(intent.connectionId);

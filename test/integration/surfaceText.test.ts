@@ -8,7 +8,6 @@ import type {
 import type { SessionSummary } from '../../src/domain/session.ts';
 import type { ExtensionApi } from '../../src/extension.ts';
 import { startTestBackend } from '../support/backend.ts';
-import { FaultInjector } from '../support/faults.ts';
 import { ScriptedUser } from './support/ui.ts';
 import { until } from './support/until.ts';
 
@@ -50,7 +49,6 @@ function assertPlain(text: string | undefined, where: string, max: number): void
 const shownStart = (text: string) => text.replaceAll('\u2060', '').startsWith('[click](command:');
 
 describe('backend text on VS Code surfaces (hostile names)', () => {
-  const faults = new FaultInjector();
   let backend: ReferenceBackend;
   let api: ExtensionApi;
   let user: ScriptedUser;
@@ -58,6 +56,25 @@ describe('backend text on VS Code surfaces (hostile names)', () => {
   /** Before the notification test the hostile session is not waiting yet. */
   let waiting = false;
   let rewritten = 0;
+  /** When set, session_complete answers with this tool error (once). */
+  let serverError: string | undefined;
+
+  /** A tool error answer to the request's JSON-RPC id. */
+  function toolError(request: InterceptedRequest, text: string): BackendResponse {
+    const { id } = JSON.parse(request.body.toString('utf8')) as { id: unknown };
+    const body = Buffer.from(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        result: { content: [{ type: 'text', text }], isError: true },
+      }),
+    );
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
+      body,
+    };
+  }
 
   /** Names the first waiting session of the listing, in every listing it appears in. */
   function rewriteListing(value: unknown): unknown {
@@ -102,8 +119,12 @@ describe('backend text on VS Code surfaces (hostile names)', () => {
   before(async () => {
     backend = await startTestBackend({
       interceptor: async (request, next) => {
-        const outcome = await faults.interceptor(request, next);
-        return 'dropConnection' in outcome ? outcome : rewrite(request, outcome);
+        if (request.toolName === 'session_complete' && serverError !== undefined) {
+          const text = serverError;
+          serverError = undefined;
+          return toolError(request, text);
+        }
+        return rewrite(request, await next());
       },
     });
     api = (await vscode.extensions
@@ -122,7 +143,6 @@ describe('backend text on VS Code surfaces (hostile names)', () => {
   });
 
   beforeEach(() => {
-    faults.clear();
     user = new ScriptedUser();
   });
   afterEach(() => user.restore());
@@ -194,7 +214,7 @@ describe('backend text on VS Code surfaces (hostile names)', () => {
     assert.ok(line.length < 400, `${line.length}`);
   });
 
-  it('a progress title and the persisted completion intent carry the shortened name', async () => {
+  it('a progress title, the persisted intent and its retry pick carry shortened text', async () => {
     const titles: string[] = [];
     const window = vscode.window as unknown as Record<string, unknown>;
     const withProgress = window['withProgress'] as typeof vscode.window.withProgress;
@@ -202,12 +222,8 @@ describe('backend text on VS Code surfaces (hostile names)', () => {
       if (options.title) titles.push(options.title);
       return withProgress(options, task);
     }) as typeof vscode.window.withProgress;
-    // The server applies the cancellation but its answer is lost: the intent stays.
-    faults.add({
-      match: { tool: 'session_complete' },
-      fault: { kind: 'dropAfterHandler' },
-      times: 1,
-    });
+    // The server answers with a 1 MB "Error 503": not confirmed, so the intent stays.
+    serverError = `Error 503 ${'[x](https://evil.example) '.repeat(40_000)}`;
     try {
       user.type('stopping a hostile session').click('Cancel Session', undefined);
       await vscode.commands.executeCommand('sessionInspector.cancelSession', {
@@ -225,6 +241,20 @@ describe('backend text on VS Code surfaces (hostile names)', () => {
     assert.ok(intent, 'the unconfirmed intent is kept');
     assertPlain(intent.sessionLabel, 'persisted intent label', 100);
     assert.ok(shownStart(intent.sessionLabel));
+    assertPlain(intent.lastError, "the server's error, persisted", 1000);
+    assert.ok(intent.lastError?.startsWith('Error 503'));
+    // Retry Unconfirmed Completions lists it: the server's error as a quick-pick detail.
+    let offered: readonly vscode.QuickPickItem[] = [];
+    user.pick((items) => {
+      offered = items;
+      return undefined;
+    });
+    await vscode.commands.executeCommand('sessionInspector.retryCompletions');
+    const retry = offered.find((i) => shownStart(i.label));
+    assert.ok(retry, 'the unconfirmed cancellation is offered for a retry');
+    assertPlain(retry.label, 'retry quick-pick label', 100);
+    assertPlain(retry.detail, 'retry quick-pick detail', 300);
+    assert.doesNotMatch(retry.detail ?? '', /https?:\/\//);
     await api.completions.discard(intent);
   });
 
