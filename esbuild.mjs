@@ -7,12 +7,33 @@
 import * as esbuild from 'esbuild';
 import { mkdir, writeFile, cp, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const args = new Set(process.argv.slice(2));
 const production = args.has('--production');
 const watch = args.has('--watch');
 const withTests = args.has('--tests') || args.has('--tests-only');
 const testsOnly = args.has('--tests-only');
+
+/**
+ * Model prices: src/sources/local/priceData.ts reads @pydantic/genai-prices when run from
+ * source; a bundle gets its extract instead (~75 KB rather than the package's ~480 KB of
+ * every provider's data and its ~100 ms load), as a JSON string parsed on first use: V8
+ * parses JSON faster than the same object literal, and only local connections need it.
+ */
+const priceData = {
+  name: 'price-data',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]sources[\\/]local[\\/]priceData\.ts$/ }, async (args) => {
+      const { priceData } = await import(pathToFileURL(args.path).href);
+      const json = JSON.stringify(JSON.stringify(priceData()));
+      return {
+        contents: `let data; export function priceData() { return (data ??= JSON.parse(${json})); }`,
+        loader: 'js',
+      };
+    });
+  },
+};
 
 /** @type {esbuild.BuildOptions} */
 const common = {
@@ -22,6 +43,7 @@ const common = {
   metafile: true,
   logLevel: 'warning',
   legalComments: 'none',
+  plugins: [priceData],
 };
 
 /** A Node (CommonJS) bundle of the extension host: the main one and the lazily required chunks. */
@@ -112,7 +134,10 @@ if (watch) {
   for (const [name, options] of Object.entries(builds)) {
     const ctx = await esbuild.context({
       ...options,
-      plugins: [{ name: 'meta', setup: (b) => b.onEnd((r) => r.metafile && writeMeta(name, r)) }],
+      plugins: [
+        ...(options.plugins ?? []),
+        { name: 'meta', setup: (b) => b.onEnd((r) => r.metafile && writeMeta(name, r)) },
+      ],
     });
     await ctx.watch();
   }

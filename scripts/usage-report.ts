@@ -112,6 +112,7 @@ if (args.json) {
     byProject: report.byProject,
     byHarness,
     unpricedModels: report.unpricedModels,
+    prices: report.prices,
     problems: { count: report.problems.length, byKind: problemKinds },
   };
   // An unknown cost is null ("cost unknown"), not a missing key.
@@ -165,6 +166,7 @@ function table(r: UsageReport): string {
     for (const model of Object.keys(models).sort()) lines.push(row(`  ${model}`, models[model]!));
   }
   lines.push(row('Total', r.totals));
+  lines.push(`Prices: ${r.prices}, each response priced on its own`);
   if (r.unpricedModels.length > 0) lines.push(`No price for: ${r.unpricedModels.join(', ')}`);
   if (r.sessionsWithoutTokenInfo > 0) {
     lines.push(

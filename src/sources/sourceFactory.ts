@@ -79,11 +79,9 @@ export function createSourceFactory(
         // extension host's (see parallelScan.ts).
         scanWorker: path.join(deps.extensionPath, 'dist', 'scanWorker.cjs'),
         scanHelpers: 'processes',
-        onScanHelperFailure: (error) =>
-          deps.log.warn(
-            `Local transcripts: a scan helper process failed (${error.message}); ` +
-              'its files were read in the extension host instead.',
-          ),
+        // What it logs (a failed scan helper, a model without a price) is worded in the
+        // lazily loaded bundle.
+        log: deps.log,
       });
     if (config.kind === 'mcp' && config.url) {
       const url = config.url;

@@ -25,11 +25,13 @@ export {
   type RootReport,
 } from './discovery.ts';
 export {
-  DEFAULT_PRICES,
   Pricing,
+  SYNTHETIC_MODEL,
   normalizeModel,
   type ModelPrice,
+  type PriceSource,
   type PriceTable,
+  type PricingOptions,
 } from './pricing.ts';
 export {
   describePriceProblems,

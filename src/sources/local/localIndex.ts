@@ -23,8 +23,10 @@ import type { FileSummary, LocalProblem } from './types.ts';
 export interface LocalIndexOptions extends LocalRootsOptions {
   /** Goes into every SessionSummary.connectionId (default `local`). */
   connectionId?: string;
-  /** Prices by model id, before the bundled table (USD per million tokens). */
+  /** Prices by model id, before genai-prices' (USD per million tokens). */
   priceOverrides?: PriceTable;
+  /** Called once per model that has tokens and no price (for the log). */
+  onUnknownModel?: (model: string) => void;
   thresholds?: Partial<StatusThresholds>;
   /** Clock for the derived status (tests). */
   now?: () => number;
@@ -80,7 +82,10 @@ export class LocalIndex {
             }
           : {},
       );
-    this.pricing = new Pricing(options.priceOverrides);
+    this.pricing = new Pricing(
+      options.priceOverrides,
+      options.onUnknownModel ? { onUnknownModel: options.onUnknownModel } : {},
+    );
     this.thresholds = { ...DEFAULT_STATUS_THRESHOLDS, ...options.thresholds };
     this.now = options.now ?? Date.now;
   }

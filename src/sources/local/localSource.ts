@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 import type { SessionFilters } from '../../domain/filters.ts';
+import type { Logger } from '../../util/logger.ts';
 import type { SessionPage, SessionSummary } from '../../domain/session.ts';
 import type {
   ConnectionConfig,
@@ -23,6 +24,8 @@ export interface LocalSourceOptions extends LocalIndexOptions {
   config: ConnectionConfig;
   /** Use an existing index (shares its cache). */
   index?: LocalIndex;
+  /** Where a failed scan helper and each model without a price are told (once per model). */
+  log?: Logger;
 }
 
 /** listWaiting after a listing reuses that scan when it is this recent. */
@@ -37,7 +40,25 @@ export class LocalSource implements SessionSource {
 
   constructor(options: LocalSourceOptions) {
     this.config = options.config;
-    this.index = options.index ?? new LocalIndex({ connectionId: options.config.id, ...options });
+    const log = options.log;
+    this.index =
+      options.index ??
+      new LocalIndex({
+        connectionId: options.config.id,
+        ...(log && {
+          onScanHelperFailure: (error: Error) =>
+            log.warn(
+              `Local transcripts: a scan helper process failed (${error.message}); ` +
+                'its files were read in the extension host instead.',
+            ),
+          onUnknownModel: (model: string) =>
+            log.warn(
+              `Local transcripts: no price for model "${model}" (neither @pydantic/genai-prices ` +
+                'nor sessionInspector.local.prices has one): its tokens count, its cost is unknown.',
+            ),
+        }),
+        ...options,
+      });
   }
 
   /**

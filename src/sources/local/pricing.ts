@@ -1,11 +1,23 @@
 /**
- * Bundled list prices (USD per million tokens) and the cost of usage records. Prices are
- * the providers' public standard-tier list prices (no batch discounts, no long-context
- * surcharge). A model that is not in the table (after overrides, aliases and prefix
- * matching) has no price: its cost is undefined ("cost unknown"), never 0.
+ * The cost of usage records. Prices come from `@pydantic/genai-prices` (genaiPrices.ts:
+ * its model-id matching per provider, cache read and write prices, long-context tiers and
+ * prices that change on a date), after the user's `sessionInspector.local.prices`
+ * overrides. Each record (one response, one Codex token_count delta) is priced on its own,
+ * as the providers bill each request: a tier applies when that request's input crosses it.
+ * A model neither knows has no price: its cost is undefined ("cost unknown"), never 0 and
+ * never the price of a shorter id of the same family.
  */
+import {
+  constraintTest,
+  findModel,
+  type PriceData,
+  type PriceSet,
+  type Rate,
+} from './genaiPrices.ts';
+import { priceData } from './priceData.ts';
 import type { UsageRecord } from './types.ts';
 
+/** A price the user sets (USD per million tokens). */
 export interface ModelPrice {
   input: number;
   output: number;
@@ -17,75 +29,10 @@ export interface ModelPrice {
   cacheWrite1h?: number;
 }
 
-/** Anthropic: 5m cache write = 1.25 × input, 1h = 2 × input, cache read = 0.1 × input. */
-function anthropic(input: number, output: number): ModelPrice {
-  return {
-    input,
-    output,
-    cacheRead: input / 10,
-    cacheWrite: input * 1.25,
-    cacheWrite1h: input * 2,
-  };
-}
+export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
-/** OpenAI: cache writes are free (billed as input); cached input at the listed discount. */
-function openai(input: number, output: number, cacheRead: number): ModelPrice {
-  return { input, output, cacheRead, cacheWrite: input, cacheWrite1h: input };
-}
-
-export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
-  // Claude 4.x
-  'claude-opus-4-5': anthropic(5, 25),
-  'claude-opus-4-1': anthropic(15, 75),
-  'claude-opus-4': anthropic(15, 75),
-  'claude-sonnet-4-5': anthropic(3, 15),
-  'claude-sonnet-4': anthropic(3, 15),
-  'claude-haiku-4-5': anthropic(1, 5),
-  // Claude 3.x, still seen in older transcripts
-  'claude-3-7-sonnet': anthropic(3, 15),
-  'claude-3-5-sonnet': anthropic(3, 15),
-  'claude-3-5-haiku': anthropic(0.8, 4),
-  'claude-3-opus': anthropic(15, 75),
-  'claude-3-haiku': anthropic(0.25, 1.25),
-  // OpenAI GPT-5 family (Codex)
-  'gpt-5': openai(1.25, 10, 0.125),
-  'gpt-5-codex': openai(1.25, 10, 0.125),
-  'gpt-5-mini': openai(0.25, 2, 0.025),
-  'gpt-5-nano': openai(0.05, 0.4, 0.005),
-  'gpt-5-pro': openai(15, 120, 15),
-  'gpt-5.1': openai(1.25, 10, 0.125),
-  'gpt-5.1-codex': openai(1.25, 10, 0.125),
-  'gpt-5.1-codex-max': openai(1.25, 10, 0.125),
-  'gpt-5.1-codex-mini': openai(0.25, 2, 0.025),
-  'gpt-5.2': openai(1.75, 14, 0.175),
-  'gpt-5.2-codex': openai(1.75, 14, 0.175),
-  'codex-mini-latest': openai(1.5, 6, 0.375),
-  // OpenAI o-series and GPT-4.1/4o
-  o1: openai(15, 60, 7.5),
-  'o1-mini': openai(1.1, 4.4, 0.55),
-  o3: openai(2, 8, 0.5),
-  'o3-mini': openai(1.1, 4.4, 0.55),
-  'o3-pro': openai(20, 80, 20),
-  'o4-mini': openai(1.1, 4.4, 0.275),
-  'gpt-4.1': openai(2, 8, 0.5),
-  'gpt-4.1-mini': openai(0.4, 1.6, 0.1),
-  'gpt-4.1-nano': openai(0.1, 0.4, 0.025),
-  'gpt-4o': openai(2.5, 10, 1.25),
-  'gpt-4o-mini': openai(0.15, 0.6, 0.075),
-};
-
-/** Other spellings of the same models. */
-const ALIASES: Readonly<Record<string, string>> = {
-  'claude-4-opus': 'claude-opus-4',
-  'claude-4-sonnet': 'claude-sonnet-4',
-  'claude-opus-4.5': 'claude-opus-4-5',
-  'claude-opus-4.1': 'claude-opus-4-1',
-  'claude-sonnet-4.5': 'claude-sonnet-4-5',
-  'claude-haiku-4.5': 'claude-haiku-4-5',
-  'claude-3-5-sonnet-latest': 'claude-3-5-sonnet',
-  'claude-3-7-sonnet-latest': 'claude-3-7-sonnet',
-  'claude-3-5-haiku-latest': 'claude-3-5-haiku',
-};
+/** What Claude Code writes as the model of a message it made itself (no API call). */
+export const SYNTHETIC_MODEL = '<synthetic>';
 
 /**
  * Lower case, without a provider prefix (`anthropic/`, `openai/`, Bedrock's
@@ -103,67 +50,280 @@ export function normalizeModel(model: string): string {
     .replace(/-\d{4}-\d{2}-\d{2}$/, '');
 }
 
-export type PriceTable = Readonly<Record<string, ModelPrice>>;
+/**
+ * Flat prices (USD per million tokens, requests per thousand) of one model for requests
+ * whose input is in one tier. A price the model lacks is 0 with its `has…` flag false:
+ * those tokens are then billed as their parent kind (cache reads and writes as input,
+ * 1-hour writes as writes), as genai-prices does.
+ */
+interface Rates {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cacheWrite1h: number;
+  requests: number;
+  hasCacheRead: boolean;
+  hasCacheWrite: boolean;
+  hasCacheWrite1h: boolean;
+}
 
-/** A lookup that puts `overrides` (keys spelled like model ids) before the bundled table. */
+/** A model's rates by the request's input tokens (cache included): the first band whose `above` it exceeds. */
+interface Bands {
+  above: number[];
+  rates: Rates[];
+}
+
+/** Where a price comes from, for the report and the log. */
+export type PriceSource = 'override' | 'genai-prices' | 'synthetic';
+
+/** A model's prices: the same at all times, or chosen by the record's time. */
+interface Priced {
+  source: PriceSource;
+  /** genai-prices: provider and model id it matched (`anthropic/claude-opus-4-6`). */
+  matched?: string;
+  fixed: Bands | undefined;
+  /** Prices that depend on the time (a start date, an off-peak window). */
+  at: ((ms: number) => Bands) | undefined;
+}
+
+const rate = (r: Rate | undefined, total: number): number => {
+  if (r === undefined) return 0;
+  if (typeof r === 'number') return r;
+  let price = r.base;
+  for (const t of r.tiers) if (total > t.start) price = t.price;
+  return price;
+};
+
+function ratesOf(p: PriceSet, total: number): Rates {
+  return {
+    input: rate(p.input_mtok, total),
+    output: rate(p.output_mtok, total),
+    cacheRead: rate(p.cache_read_mtok, total),
+    cacheWrite: rate(p.cache_write_mtok, total),
+    cacheWrite1h: rate(p.cache_write_1h_mtok, total),
+    requests: rate(p.requests_kcount, total),
+    hasCacheRead: p.cache_read_mtok !== undefined,
+    hasCacheWrite: p.cache_write_mtok !== undefined,
+    hasCacheWrite1h: p.cache_write_1h_mtok !== undefined,
+  };
+}
+
+/** One band per tier boundary of any price (the highest first), and the base band. */
+function bandsOf(p: PriceSet): Bands {
+  const starts = new Set<number>();
+  for (const r of Object.values(p)) {
+    if (typeof r === 'object') for (const t of r.tiers) starts.add(t.start);
+  }
+  const above = [...starts].sort((a, b) => b - a);
+  // A request in band `start` has more than `start` input tokens, at most the next start.
+  const rates = above.map((start) => ratesOf(p, start + 1));
+  above.push(-Infinity);
+  rates.push(ratesOf(p, 0));
+  return { above, rates };
+}
+
+function overrideBands(p: ModelPrice): Bands {
+  const cacheWrite = p.cacheWrite ?? p.input;
+  return {
+    above: [-Infinity],
+    rates: [
+      {
+        input: p.input,
+        output: p.output,
+        cacheRead: p.cacheRead ?? p.input,
+        cacheWrite,
+        cacheWrite1h: p.cacheWrite1h ?? cacheWrite,
+        requests: 0,
+        hasCacheRead: true,
+        hasCacheWrite: true,
+        hasCacheWrite1h: true,
+      },
+    ],
+  };
+}
+
+const FREE: Bands = {
+  above: [-Infinity],
+  rates: [
+    {
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      cacheWrite1h: 0,
+      requests: 0,
+      hasCacheRead: true,
+      hasCacheWrite: true,
+      hasCacheWrite1h: true,
+    },
+  ],
+};
+
+/** USD of one request at flat rates. */
+function costAt(p: Rates, r: UsageRecord): number {
+  const write1h = p.hasCacheWrite1h ? Math.min(r.cacheWrite1h, r.cacheWrite) : 0;
+  const write = p.hasCacheWrite ? r.cacheWrite - write1h : 0;
+  const read = p.hasCacheRead ? r.cacheRead : 0;
+  // `input` excludes cached tokens; kinds without a price of their own are billed as input.
+  const input = r.input + (r.cacheRead - read) + (r.cacheWrite - write - write1h);
+  return (
+    (input * p.input +
+      read * p.cacheRead +
+      write * p.cacheWrite +
+      write1h * p.cacheWrite1h +
+      r.output * p.output) /
+      1_000_000 +
+    p.requests / 1000
+  );
+}
+
+export interface PricingOptions {
+  /** Called once per model id that has tokens and no price (for the log). */
+  onUnknownModel?: (model: string) => void;
+  /** The price data (tests); default: the bundled extract of genai-prices. */
+  data?: PriceData;
+}
+
+/** A lookup that puts `overrides` (keys spelled like model ids) before genai-prices. */
 export class Pricing {
-  private readonly table: Map<string, ModelPrice>;
-  private readonly memo = new Map<string, ModelPrice | undefined>();
+  /** The genai-prices version the prices come from. */
+  readonly version: string;
+  private readonly data: PriceData;
+  private readonly overrides = new Map<string, ModelPrice>();
+  private readonly onUnknownModel: ((model: string) => void) | undefined;
+  /** Unknown models already told to onUnknownModel. */
+  private readonly reported = new Set<string>();
+  /** By model id as written: models repeat, and matching walks hundreds of rules. */
+  private readonly memo = new Map<string, Priced | undefined>();
   /** The last lookup: records come in runs of one model, so most lookups repeat it. */
   private lastModel: string | undefined;
-  private lastPrice: ModelPrice | undefined;
+  private lastPriced: Priced | undefined;
 
-  constructor(overrides: PriceTable = {}) {
-    this.table = new Map(Object.entries(DEFAULT_PRICES));
+  constructor(overrides: PriceTable = {}, options: PricingOptions = {}) {
+    this.data = options.data ?? priceData();
+    this.version = this.data.version;
+    this.onUnknownModel = options.onUnknownModel;
     for (const [model, price] of Object.entries(overrides)) {
       if (Number.isFinite(price.input) && Number.isFinite(price.output)) {
-        this.table.set(normalizeModel(model), price);
+        this.overrides.set(normalizeModel(model), price);
       }
     }
   }
 
   /**
-   * Exact id, then alias, then the longest table key the id extends at a `-` boundary
-   * (`claude-opus-4-5-thinking` → `claude-opus-4-5`). Undefined: unknown model.
+   * The model's prices: an override for the id (compared without date, provider prefix
+   * or Bedrock/Vertex suffix), else genai-prices' match for the id as written, else for
+   * that normalised id. Undefined: an unknown model.
    */
-  priceOf(model: string | undefined): ModelPrice | undefined {
-    if (!model) return undefined;
-    if (model === this.lastModel) return this.lastPrice;
-    let price: ModelPrice | undefined;
-    if (this.memo.has(model)) price = this.memo.get(model);
+  private priced(model: string): Priced | undefined {
+    if (model === this.lastModel) return this.lastPriced;
+    let priced: Priced | undefined;
+    if (this.memo.has(model)) priced = this.memo.get(model);
     else {
-      price = this.lookUp(normalizeModel(model));
-      this.memo.set(model, price);
+      priced = this.lookUp(model);
+      this.memo.set(model, priced);
     }
     this.lastModel = model;
-    this.lastPrice = price;
-    return price;
+    this.lastPriced = priced;
+    return priced;
   }
 
-  private lookUp(id: string): ModelPrice | undefined {
-    const price = this.table.get(id) ?? this.table.get(ALIASES[id] ?? '');
-    if (price) return price;
-    let bestKey = '';
-    for (const key of this.table.keys()) {
-      if (id.startsWith(`${key}-`) && key.length > bestKey.length) bestKey = key;
+  private lookUp(model: string): Priced | undefined {
+    const id = normalizeModel(model);
+    const override = this.overrides.get(id);
+    if (override) return { source: 'override', fixed: overrideBands(override), at: undefined };
+    if (model === SYNTHETIC_MODEL) return { source: 'synthetic', fixed: FREE, at: undefined };
+    const found =
+      findModel(this.data, model) ??
+      (id && id !== model.trim().toLowerCase() ? findModel(this.data, id) : undefined);
+    if (!found) return undefined;
+    const matched = `${found.provider}/${found.model.id}`;
+    const prices = found.model.prices;
+    if (!Array.isArray(prices)) {
+      return { source: 'genai-prices', matched, fixed: bandsOf(prices), at: undefined };
     }
-    return bestKey ? this.table.get(bestKey) : undefined;
+    // The last variant whose constraint holds, else the first (as genai-prices picks).
+    const variants = prices.map((v) => ({
+      holds: v.constraint ? constraintTest(v.constraint) : () => true,
+      bands: bandsOf(v.prices),
+    }));
+    const at = (ms: number): Bands => {
+      // Without a timestamp, today's price (as genai-prices does without one).
+      const t = Number.isFinite(ms) ? ms : Date.now();
+      for (let i = variants.length - 1; i >= 0; i--) {
+        if (variants[i]!.holds(t)) return variants[i]!.bands;
+      }
+      return variants[0]!.bands;
+    };
+    return { source: 'genai-prices', matched, fixed: undefined, at };
+  }
+
+  /** Whether the model has a price (an override, genai-prices, or `<synthetic>`'s zero). */
+  knows(model: string | undefined): boolean {
+    return model !== undefined && this.priced(model) !== undefined;
+  }
+
+  /** Where the model's price comes from and, from genai-prices, the model it matched. */
+  describe(model: string): { source: PriceSource; matched?: string } | undefined {
+    const p = this.priced(model);
+    if (!p) return undefined;
+    return p.matched ? { source: p.source, matched: p.matched } : { source: p.source };
+  }
+
+  /**
+   * Per-million prices for one request of this model at `ms` with `inputTokens` of input
+   * (cache included: it picks the tier). Undefined: unknown model.
+   */
+  ratesOf(
+    model: string,
+    ms: number,
+    inputTokens = 0,
+  ):
+    | { input: number; output: number; cacheRead: number; cacheWrite: number; cacheWrite1h: number }
+    | undefined {
+    const p = this.priced(model);
+    if (!p) return undefined;
+    const r = pick(p.fixed ?? p.at!(ms), inputTokens);
+    const write = r.hasCacheWrite ? r.cacheWrite : r.input;
+    return {
+      input: r.input,
+      output: r.output,
+      cacheRead: r.hasCacheRead ? r.cacheRead : r.input,
+      cacheWrite: write,
+      cacheWrite1h: r.hasCacheWrite1h ? r.cacheWrite1h : write,
+    };
+  }
+
+  /** The input token counts (cache included) above which a request of this model at `ms` costs more. */
+  tierThresholds(model: string, ms: number): number[] {
+    const p = this.priced(model);
+    return p ? (p.fixed ?? p.at!(ms)).above.filter(Number.isFinite).reverse() : [];
   }
 
   /** USD for one record; undefined when it has tokens and its model has no price. */
   costOf(r: UsageRecord): number | undefined {
-    if (r.input + r.output + r.cacheRead + r.cacheWrite === 0) return 0;
-    const p = this.priceOf(r.model);
-    if (!p) return undefined;
-    const write = p.cacheWrite ?? p.input;
-    const write1h = Math.min(r.cacheWrite1h, r.cacheWrite);
-    return (
-      (r.input * p.input +
-        r.output * p.output +
-        r.cacheRead * (p.cacheRead ?? p.input) +
-        (r.cacheWrite - write1h) * write +
-        write1h * (p.cacheWrite1h ?? write)) /
-      1_000_000
-    );
+    const total = r.input + r.cacheRead + r.cacheWrite;
+    if (total + r.output === 0) return 0;
+    const model = r.model;
+    const p = model === undefined ? undefined : this.priced(model);
+    if (!p) {
+      if (model !== undefined) this.unknown(model);
+      return undefined;
+    }
+    return costAt(pick(p.fixed ?? p.at!(r.ms), total), r);
   }
+
+  private unknown(model: string): void {
+    if (!this.onUnknownModel || this.reported.has(model)) return;
+    this.reported.add(model);
+    this.onUnknownModel(model);
+  }
+}
+
+function pick(b: Bands, inputTokens: number): Rates {
+  const above = b.above;
+  let i = 0;
+  while (inputTokens <= above[i]!) i++;
+  return b.rates[i]!;
 }

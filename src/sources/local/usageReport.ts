@@ -5,7 +5,7 @@
  */
 import type { LocalSession } from './aggregate.ts';
 import { LocalIndex, type LocalIndexOptions, type LocalSnapshot } from './localIndex.ts';
-import type { Pricing } from './pricing.ts';
+import { SYNTHETIC_MODEL, type Pricing } from './pricing.ts';
 import type { LocalProblem, UsageRecord } from './types.ts';
 
 export interface UsageTotals {
@@ -44,6 +44,8 @@ export interface UsageReport {
   harnesses: Record<string, HarnessUsage>;
   /** Models with tokens but no price. */
   unpricedModels: string[];
+  /** Where the prices come from: `@pydantic/genai-prices <version>` (overrides aside). */
+  prices: string;
   /** Sessions with tokens of their own in the window (subagents count on their own). */
   sessions: number;
   /**
@@ -234,6 +236,13 @@ export function buildUsageReport(
     let harnessDayBucket: Bucket | undefined;
     let harnessDayModelBucket: Bucket | undefined;
     for (const r of s.records) {
+      // Claude Code's own messages (`<synthetic>`, e.g. "No response requested.") have no
+      // model in the record and no tokens: not a response, and no "unknown" model row.
+      if (
+        (r.model === undefined || r.model === SYNTHETIC_MODEL) &&
+        r.input + r.output + r.cacheRead + r.cacheWrite === 0
+      )
+        continue;
       if (r.ms !== lastMs) {
         day = dayOf(r.ms);
         lastMs = r.ms;
@@ -287,6 +296,7 @@ export function buildUsageReport(
       ]),
     ),
     unpricedModels: [...unpriced].sort(),
+    prices: `@pydantic/genai-prices ${pricing.version}`,
     sessions,
     sessionsWithoutTokenInfo,
     files: snapshot.files.length,

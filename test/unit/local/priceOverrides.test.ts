@@ -83,6 +83,7 @@ describe('parsePriceOverrides', () => {
     const { prices } = parsePriceOverrides(raw);
     assert.equal(Object.getPrototypeOf(prices), Object.prototype);
     assert.deepEqual(Object.keys(prices), ['__proto__']);
-    assert.equal(new Pricing(prices).priceOf('__proto__')?.output, 2);
+    // Input 1, output 2, cache read and write at the input price.
+    assert.equal(new Pricing(prices).costOf(record('__proto__')), 1 + 2 + 1 + 1);
   });
 });

@@ -47,6 +47,7 @@ function report(extra: Partial<UsageReport> = {}): UsageReport {
     byHarness: {},
     harnesses: {},
     unpricedModels: [],
+    prices: '@pydantic/genai-prices 0.1.8',
     sessions: 0,
     sessionsWithoutTokenInfo: 0,
     files: 0,
