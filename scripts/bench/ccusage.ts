@@ -12,6 +12,10 @@
  * (one untimed run of each first, which also gives the outputs that are compared); the
  * timed rounds (ROUNDS) alternate which side runs first. Peak RSS is VmHWM from
  * /proc/<pid>/status, sampled every 5 ms while the process runs.
+ *
+ * Costs are compared on the cells whose tokens are equal: within 0.5%, or the rule that
+ * makes them differ is named (ccusagePrices.ts: ccusage's prices are observed on a probe
+ * run, both sides modelled response by response).
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -31,6 +35,14 @@ import {
   type Reason,
   type Tokens,
 } from './ccusageRules.ts';
+import {
+  COST_RULES,
+  modelCellCosts,
+  priceDifferences,
+  probeCcusagePrices,
+  tierDescriptions,
+  type CostRule,
+} from './ccusagePrices.ts';
 import { corpus } from './local.ts';
 
 interface Row {
@@ -146,7 +158,7 @@ interface CcusageModel {
   cacheCreationTokens: number;
   cost: number;
 }
-interface CcusageDaily {
+export interface CcusageDaily {
   daily: { period: string; agents?: { agent: string; modelBreakdowns: CcusageModel[] }[] }[];
 }
 interface OurTotals {
@@ -156,7 +168,7 @@ interface OurTotals {
   cacheWriteTokens: number;
   knownCost: number;
 }
-interface OurReport {
+export interface OurReport {
   byHarness: Record<string, { byDayModel: Record<string, Record<string, OurTotals>> }>;
 }
 
@@ -269,9 +281,10 @@ export async function benchCcusage(): Promise<CcusageBench> {
   // In this process: the scan code is already optimised by earlier runs (as in an extension
   // host that has scanned before), the cache is empty, workers start afresh.
   const inProcess: number[] = [];
+  let index: LocalIndex | undefined;
   for (let i = 0; i < 3; i++) {
     global.gc?.();
-    const index = new LocalIndex({
+    index = new LocalIndex({
       claudeConfigDirs: [c.claudeDir],
       codexHome: c.codexDir,
       scanWorker: path.join(projectRoot, 'dist', 'scanWorker.cjs'),
@@ -331,13 +344,47 @@ export async function benchCcusage(): Promise<CcusageBench> {
     },
   ];
 
-  // Totals per harness, day and model.
+  const compared = await compareWithCcusage({
+    bin: found.bin,
+    theirReport,
+    ourReport,
+    index: index!,
+    files: c.files,
+  });
+  rows.push(...compared.rows);
+  notes.push(...compared.notes);
+  return { rows, notes };
+}
+
+export interface Comparison {
+  /** ccusage's binary (for observing its prices). */
+  bin: string;
+  /** `ccusage daily --json --offline --timezone UTC --by-agent` on the corpus. */
+  theirReport: CcusageDaily;
+  /** `usage-report --json --utc` on the same corpus. */
+  ourReport: OurReport;
+  /** A refreshed index of the same corpus (its responses, for the cost model). */
+  index: LocalIndex;
+  files: Parameters<typeof modelClaudeRules>[0];
+}
+
+/**
+ * Totals per harness, day and model of both reports: cells with equal tokens, cells that
+ * differ and the rule behind each difference; on cells with equal tokens, the cost within
+ * COST_TOLERANCE or the rule that makes it differ.
+ */
+export async function compareWithCcusage(input: Comparison): Promise<CcusageBench> {
+  const { bin, theirReport, ourReport, index } = input;
+  const rows: Row[] = [];
+  const notes: string[] = [];
   const theirCosts = new Map<string, number>();
   const ourCosts = new Map<string, number>();
   const theirs = ccusageCells(theirReport, theirCosts);
   const ours = ourCells(ourReport, ourCosts);
   const keys = [...new Set([...theirs.keys(), ...ours.keys()])].sort();
   const differing: string[] = [];
+  /** Cells with equal tokens whose costs differ by more than COST_TOLERANCE. */
+  const costDiffering: string[] = [];
   const counts: Record<string, { equal: number; differ: number }> = {};
   let worstCost = 0;
   for (const key of keys) {
@@ -350,7 +397,9 @@ export async function benchCcusage(): Promise<CcusageBench> {
       count.equal++;
       const x = ourCosts.get(key) ?? 0;
       const y = theirCosts.get(key) ?? 0;
-      if (Math.max(x, y) > 0) worstCost = Math.max(worstCost, Math.abs(x - y) / Math.max(x, y));
+      const off = Math.max(x, y) > 0 ? Math.abs(x - y) / Math.max(x, y) : 0;
+      worstCost = Math.max(worstCost, off);
+      if (off > COST_TOLERANCE) costDiffering.push(key);
     } else {
       count.differ++;
       differing.push(key);
@@ -374,16 +423,117 @@ export async function benchCcusage(): Promise<CcusageBench> {
     value: round(worstCost * 100, 2),
     unit: '%',
   });
+  rows.push({
+    name: `ccusage: equal-token cells whose cost differs > ${COST_TOLERANCE * 100}%`,
+    value: costDiffering.length,
+    unit: 'cells',
+  });
 
   if (differing.length > 0) {
-    const explained = await explain(differing, ours, theirs, c.files, notes);
+    const explained = await explain(differing, ours, theirs, input.files, notes);
     rows.push({
       name: 'ccusage: differing cells explained by rule',
       value: explained,
       unit: 'cells',
     });
   }
+  const costExplained = await explainCosts(bin, costDiffering, ourCosts, theirCosts, index, notes);
+  if (costDiffering.length > 0) {
+    rows.push({
+      name: 'ccusage: cost-differing cells explained by rule',
+      value: costExplained,
+      unit: 'cells',
+    });
+  }
   return { rows, notes };
+}
+
+/** The issue's target: a cell's cost within 0.5% of ccusage's, or a named rule. */
+const COST_TOLERANCE = 0.005;
+const COST_RULE_ORDER: CostRule[] = ['tier', 'price', 'unpriced'];
+const usd = (n: number) => `$${n.toFixed(4)}`;
+const signedUsd = (n: number) => `${n >= 0 ? '+' : '−'}$${Math.abs(n).toFixed(4)}`;
+
+/**
+ * One note per equal-token cell whose cost differs by more than COST_TOLERANCE: both costs
+ * and the difference split by rule (ccusagePrices.ts), and one line per model whose base
+ * prices differ between the two sources. Returns how many cells the cost model reproduces.
+ */
+async function explainCosts(
+  bin: string,
+  keys: string[],
+  ourCosts: Map<string, number>,
+  theirCosts: Map<string, number>,
+  index: LocalIndex,
+  notes: string[],
+): Promise<number> {
+  const snapshot = index.snapshot!;
+  // Every model of the corpus, with the time of its first response (genai-prices' price
+  // may depend on the date: the note shows the price on that day).
+  const models = new Map<string, { agent: 'claude' | 'codex'; model: string; ms: number }>();
+  for (const s of snapshot.sessions) {
+    const agent = s.harness === 'claude-code' ? 'claude' : 'codex';
+    for (const r of s.records) {
+      if (r.model && !models.has(`${agent}|${r.model}`))
+        models.set(`${agent}|${r.model}`, { agent, model: r.model, ms: r.ms });
+    }
+  }
+  let prices;
+  try {
+    prices = await probeCcusagePrices(bin, [...models.values()]);
+  } catch (error) {
+    notes.push(`ccusage's prices could not be observed: ${(error as Error).message}`);
+    return 0;
+  }
+  const differences = priceDifferences(index.pricing, prices, [...models.values()]);
+  if (keys.length === 0) {
+    if (differences.length > 0) notes.push('Base prices (no cell differs by more than 0.5%):');
+    for (const line of differences) notes.push(`  ${line}.`);
+    return 0;
+  }
+  const cells = modelCellCosts(snapshot, index.pricing, prices);
+  const used = new Set<CostRule>();
+  let explained = 0;
+  notes.push(
+    `Where the cost of a cell with equal tokens differs by more than ${COST_TOLERANCE * 100}% (ours − ccusage, by rule):`,
+  );
+  for (const key of keys) {
+    const [agent, day, model] = key.split('|') as [string, string, string];
+    const x = ourCosts.get(key) ?? 0;
+    const y = theirCosts.get(key) ?? 0;
+    const percent = ((x - y) / Math.max(x, y)) * 100;
+    const head = `  ${HARNESS_LABEL[agent] ?? agent} ${day} ${model} cost: ours ${usd(x)}, ccusage ${usd(y)} (${percent >= 0 ? '+' : ''}${percent.toFixed(2)}%)`;
+    const cell = cells.get(key);
+    const near = (a: number, b: number) => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b));
+    if (!cell || !near(cell.ours, x) || !near(cell.ccusage, y)) {
+      notes.push(
+        `${head} — not explained: the cost model gives ours ${usd(cell?.ours ?? 0)}, ccusage ${usd(cell?.ccusage ?? 0)}`,
+      );
+      continue;
+    }
+    explained++;
+    const parts = COST_RULE_ORDER.filter((rule) => Math.abs(cell.parts[rule] ?? 0) >= 5e-5).map(
+      (rule) => {
+        used.add(rule);
+        const extra =
+          rule === 'tier' ? ` (${cell.tiered} of ${cell.responses} responses over a tier)` : '';
+        return `${rule}: ${signedUsd(cell.parts[rule]!)}${extra}`;
+      },
+    );
+    notes.push(`${head} — ${parts.join('; ') || 'rounding'}`);
+  }
+  for (const rule of COST_RULE_ORDER) {
+    if (used.has(rule)) notes.push(`  ${rule}: ${COST_RULES[rule]}.`);
+  }
+  for (const line of differences) notes.push(`  ${line}.`);
+  const tiered = keys
+    .filter((key) => Math.abs(cells.get(key)?.parts.tier ?? 0) >= 5e-5)
+    .map((key) => {
+      const [agent, day, model] = key.split('|') as [string, string, string];
+      return { agent, day, model };
+    });
+  for (const line of tierDescriptions(index.pricing, prices, tiered)) notes.push(`  ${line}.`);
+  return explained;
 }
 
 /**
