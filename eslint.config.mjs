@@ -31,13 +31,7 @@ export default tseslint.config(
     // VS Code renders `[x](command:…)` in a notification as a link that runs the command:
     // every notification and modal goes through src/views/safeMessage.ts (the sanitiser).
     files: ['src/**/*.ts'],
-    // localPrices.ts and demoCommands.ts show the user's settings and the local demo's own
-    // errors; they move to safeMessage with their pending changes.
-    ignores: [
-      'src/views/safeMessage.ts',
-      'src/config/localPrices.ts',
-      'src/commands/demoCommands.ts',
-    ],
+    ignores: ['src/views/safeMessage.ts'],
     rules: {
       'no-restricted-properties': [
         'error',

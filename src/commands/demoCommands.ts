@@ -5,6 +5,8 @@ import type { DemoBackend } from '../services/demoBackend.ts';
 import { addReferenceBackend, referenceBackendConnections } from '../config/demoConnections.ts';
 import { DemoSecrets } from '../config/demoSecrets.ts';
 import type { ConnectionConfig } from '../sources/sessionSource.ts';
+import { surfaceError } from '../domain/surfaceText.ts';
+import { showError } from '../views/safeMessage.ts';
 
 export const DEMO_CONNECTION_ID = 'demo';
 const RUNNING_CONTEXT = 'sessionInspector.demoRunning';
@@ -55,9 +57,7 @@ export function registerDemoCommands(deps: {
         await vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, true);
         await vscode.commands.executeCommand('sessionInspector.sessions.focus');
       } catch (error) {
-        void vscode.window.showErrorMessage(
-          vscode.l10n.t('The demo backend could not start: {0}', (error as Error).message),
-        );
+        void showError(vscode.l10n.t('The demo backend could not start: {0}', surfaceError(error)));
       }
     }),
     vscode.commands.registerCommand('sessionInspector.stopDemo', stop),

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { showWarning } from '../views/safeMessage.ts';
 
 /** `sessionInspector.local.prices`: model id → USD per million tokens, before the bundled table. */
 export const LOCAL_PRICES_SETTING = 'sessionInspector.local.prices';
@@ -11,7 +12,8 @@ export function readLocalPrices(): unknown {
 /** Says which entries are ignored and why, with a way to the setting. */
 export async function warnPriceProblems(lines: readonly string[]): Promise<void> {
   const open = vscode.l10n.t('Open Settings');
-  const answer = await vscode.window.showWarningMessage(
+  // The lines quote model ids from the setting: through the sanitiser like any message.
+  const answer = await showWarning(
     vscode.l10n.t(
       'Some entries of {0} are ignored (the bundled prices apply to those models): {1}',
       LOCAL_PRICES_SETTING,
