@@ -8,7 +8,7 @@
 import { chromium } from 'playwright-core';
 import path from 'node:path';
 import util from 'node:util';
-import { startCodeServer, workbenchUrl } from '../../scripts/lib/codeServer.ts';
+import { freePort, startCodeServer, workbenchUrl } from '../../scripts/lib/codeServer.ts';
 import { chromiumArgs, chromiumPath } from '../../scripts/lib/tools.ts';
 
 const TIMEOUT_MS = Number(process.env.EXT_TEST_TIMEOUT_MS ?? 300_000);
@@ -47,7 +47,13 @@ async function main(): Promise<number> {
   }
   // Found before code-server starts, so a missing Chromium leaves no server running.
   const executablePath = chromiumPath();
-  const server = await startCodeServer({ smokeTestDriver: true });
+  // The extension host runs in the server: it can check that it is the remote one.
+  const port = await freePort();
+  const server = await startCodeServer({
+    smokeTestDriver: true,
+    port,
+    env: { ASI_SERVER_AUTHORITY: `127.0.0.1:${port}` },
+  });
   const browser = await chromium.launch({
     executablePath,
     headless: true,
@@ -89,6 +95,9 @@ async function main(): Promise<number> {
         extensionDevelopmentPath: args.dev[0],
         extensionTestsPath: args.tests,
       }),
+      // The workbench is megabytes of script: on a busy machine its load event takes
+      // longer than Playwright's default 30 s. The run as a whole is bounded by TIMEOUT_MS.
+      { timeout: TIMEOUT_MS },
     );
     const code = await result;
     clearTimeout(timer);
