@@ -16,7 +16,8 @@
  * - `<synthetic>` responses are left out of the model breakdown.
  * Ours (src/sources/local/aggregate.ts): the same key, but each field's maximum over every
  * line and copy; the day of the response's first line in the file that owns it; copies
- * count only when no file has the response itself; `<synthetic>` is model `unknown`.
+ * count only when no file has the response itself; `<synthetic>` with tokens is model
+ * `unknown` (the zero-token ones, API errors and "No response requested.", make no record).
  */
 import { readFile } from 'node:fs/promises';
 import type { CorpusFile } from '../../test/support/localCorpus.ts';

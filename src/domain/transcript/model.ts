@@ -146,8 +146,12 @@ export interface ToolCallEntry extends EntryBase {
   /** One line for the collapsed row: the command, path or pattern. */
   summary: string;
   files: FileRef[];
-  /** pending: no result in the transcript (yet). */
-  status: 'ok' | 'error' | 'pending';
+  /**
+   * pending: no result in the transcript (yet). abandoned: no result, and the turn it
+   * belonged to ended (a new prompt, an interruption, Codex task_complete / turn_aborted),
+   * so none will come — as the session's status reads it.
+   */
+  status: 'ok' | 'error' | 'pending' | 'abandoned';
   output?: string;
   isError?: boolean;
   resultSource?: SourceSpan;

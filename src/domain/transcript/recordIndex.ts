@@ -13,6 +13,7 @@ import type { LineSink } from './jsonlIndex.ts';
 import { JsonScanner, SCAN_DONE, SCAN_ERROR } from './jsonScanner.ts';
 import {
   RK_ERROR,
+  newPairing,
   type FormatAdapter,
   type Pairing,
   type RecordCollector,
@@ -36,7 +37,7 @@ export class RecordIndex implements LineSink {
   readonly groups = new Growable(Uint32Array);
   /** Records that are not valid JSON, ascending. */
   readonly errorRecords = new Growable(Uint32Array, 64);
-  readonly pairing: Pairing = { calls: new Map(), results: new Map() };
+  readonly pairing: Required<Pairing> = newPairing();
   readonly hidden = new Map<string, number>();
   entryCount = 0;
   /** Where the agent ran, when a record said so (Codex session_meta). */
@@ -101,6 +102,9 @@ export class RecordIndex implements LineSink {
       g.clear();
     this.pairing.calls.clear();
     this.pairing.results.clear();
+    this.pairing.open.clear();
+    this.pairing.abandoned.clear();
+    this.pairing.seen.clear();
     this.hidden.clear();
     this.entryCount = 0;
     this.cwd = undefined;

@@ -8,7 +8,13 @@ import type { JsonlIndex } from './jsonlIndex.ts';
 import { EXCERPT_CHARS, type ErrorEntry } from './model.ts';
 import { base, unknownEntry } from './normalize/entries.ts';
 import { markTruncated } from './normalize/text.ts';
-import type { FormatAdapter, NormalizeContext, NormalizedRecord } from './normalize/types.ts';
+import {
+  RK_ERROR,
+  RK_HIDDEN,
+  type FormatAdapter,
+  type NormalizeContext,
+  type NormalizedRecord,
+} from './normalize/types.ts';
 import type { RecordIndex } from './recordIndex.ts';
 
 /** Cache weight budget, in characters of source text (~2 bytes each in memory). */
@@ -96,10 +102,19 @@ export class RecordReader {
     const source = { first: firstLine + 1, last: rec.lastLine.at(r) + 1 };
     if (firstLine === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     const rows = rec.rows.at(r);
+    // Bookkeeping and records written again (see Pairing.seen): nothing to show or pair.
+    if (rec.kinds.at(r) === RK_HIDDEN && rows === 0)
+      return this.fit({ entries: [], results: [] }, 0, r, text);
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
+      return this.fit({ entries: [errorEntry(source, text, error)], results: [] }, rows, r, text);
+    }
+    // Counted as an error by the index, yet JSON.parse takes it: a value nested deeper than
+    // the index's scanner follows. It stays the error it was counted as (and searched as).
+    if (rec.kinds.at(r) === RK_ERROR) {
+      const error = new Error('nested more than 1000 levels deep');
       return this.fit({ entries: [errorEntry(source, text, error)], results: [] }, rows, r, text);
     }
     const ctx: NormalizeContext = {

@@ -14,6 +14,7 @@
  * in the background (entryCount grows, onProgress reports it). refresh() indexes only
  * what was appended — a live session's half-written last line is `pending`, not an error.
  */
+import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { detectFormat } from './formatDetect.ts';
 import { JsonlIndex, type IndexRun } from './jsonlIndex.ts';
@@ -232,11 +233,14 @@ export class TranscriptDocument implements TranscriptSource {
 
   /** Puts results on tool calls and the call's subagent type/description on subagent links. */
   private async pair(entries: TranscriptEntry[]): Promise<void> {
-    const { calls, results } = this.records.pairing;
+    const { calls, results, abandoned } = this.records.pairing;
     for (const entry of entries) {
       if (entry.kind === 'tool-call' && entry.callId && !entry.orphanResult) {
         const r = results.get(entry.callId);
-        if (r === undefined) continue;
+        if (r === undefined) {
+          if (entry.status === 'pending' && abandoned.has(entry.callId)) entry.status = 'abandoned';
+          continue;
+        }
         const part = (await this.reader.normalized(r)).results.find(
           (p) => p.callId === entry.callId,
         );
@@ -339,14 +343,18 @@ function copyEntry(entry: TranscriptEntry): TranscriptEntry {
 }
 
 /**
- * Claude Code keeps a session's subagents in `<sessionId>/subagents/agent-<id>.jsonl` next to
- * `<sessionId>.jsonl`; a subagent file's own subagents sit beside it.
+ * Claude Code 2.1.x keeps a session's subagents in `<sessionId>/subagents/agent-<id>.jsonl`
+ * next to `<sessionId>.jsonl`; a subagent file's own subagents sit beside it. 2.0.x wrote
+ * them as `agent-<id>.jsonl` beside the session file: that one, when it is there and the
+ * 2.1.x one is not.
  */
 export function subagentFile(transcriptPath: string, agentId: string): string {
   const dir = dirname(transcriptPath);
   const file = `agent-${agentId}.jsonl`;
   if (basename(dir) === 'subagents') return join(dir, file);
-  return join(dir, basename(transcriptPath, '.jsonl'), 'subagents', file);
+  const nested = join(dir, basename(transcriptPath, '.jsonl'), 'subagents', file);
+  const flat = join(dir, file);
+  return !existsSync(nested) && existsSync(flat) ? flat : nested;
 }
 
 async function sniffFormat(path: string): Promise<FileFormat | undefined> {

@@ -4,7 +4,8 @@
  *
  * Claude Code writes usage on every line of a response (same message.id); which line
  * holds the final output count varies by version, so a turn's output is the maximum over
- * its lines, shown on the turn's last entry.
+ * its lines, shown on the turn's last entry. A response whose lines come again later in
+ * the file (a resumed session) has no group there (see the collector): shown once.
  *
  * Codex writes cumulative token_count events after each model request (0.9x writes each
  * twice): a turn's usage is the difference to the previous *different* total, shown on
@@ -51,7 +52,8 @@ export async function claudeTurnUsage(r: number, a: RecordAccess): Promise<Token
   }
   if (!latest) return undefined;
   const total = (latest.input ?? 0) + (latest.cacheRead ?? 0) + (latest.cacheWrite ?? 0) + output;
-  return { ...latest, output, total };
+  // The harness's own messages (<synthetic>) carry zeros: no usage to show.
+  return total > 0 ? { ...latest, output, total } : undefined;
 }
 
 const FIELDS = ['input', 'cacheRead', 'cacheWrite', 'output', 'reasoning', 'total'] as const;

@@ -1,6 +1,7 @@
 /**
  * From per-file summaries to sessions: subagent files attached to their parent (by folder,
- * else by the agentId the parent mentions; orphans stay as their own rows), Claude Code
+ * or for 2.0.x files beside the parent by the sessionId in their lines, else by the agentId
+ * the parent mentions; orphans stay as their own rows, never as resumable sessions), Claude Code
  * usage de-duplicated across files, statuses derived, tokens and cost summed.
  *
  * De-duplication: a Claude response key (message.id:requestId) is counted once over all
@@ -106,10 +107,14 @@ function buildSessions(input: AggregateInput): LocalSession[] {
   input.files.forEach((file, i) => {
     if (file.role !== 'subagent') return;
     const child = sessions[i]!;
-    // <project>/<sessionId>/subagents/agent-<id>.jsonl → <project>/<sessionId>.jsonl
+    // <project>/<sessionId>/subagents/agent-<id>.jsonl → <project>/<sessionId>.jsonl; a
+    // 2.0.x <project>/agent-<id>.jsonl → the sessionId its lines carry, beside it.
+    const sessionId = file.sessionId ?? child.file.sessionId;
     const byFolder = file.sessionId
       ? byPath.get(join(dirname(dirname(dirname(file.path))), `${file.sessionId}.jsonl`))
-      : undefined;
+      : sessionId
+        ? byPath.get(join(dirname(file.path), `${sessionId}.jsonl`))
+        : undefined;
     const parent = byFolder ?? (file.agentId ? byAgentId.get(file.agentId) : undefined);
     const meta = input.metas.get(file.path);
     child.summary.label =

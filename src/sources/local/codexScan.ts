@@ -15,6 +15,11 @@ import {
   skimObject,
   type NestedCounts,
 } from './jsonSkim.ts';
+import {
+  CODEX_CALL_CLOSING_EVENTS,
+  CODEX_CALL_TYPES,
+  CODEX_OUTPUT_TYPES,
+} from '../../domain/transcript/normalize/codexSignals.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
 import { asksUser, cleanTitle, count, firstText, repositoryFromRemote } from './text.ts';
@@ -28,8 +33,6 @@ const KNOWN_TYPES = new Set([
   'turn_context',
   'compacted',
 ]);
-const CALL_TYPES = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
-const OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output']);
 /** Approval and input requests: not persisted by the CLIs seen so far, honoured if they are. */
 const APPROVAL_EVENTS = new Set([
   'exec_approval_request',
@@ -175,6 +178,8 @@ export class CodexScanner extends JsonlScanner {
   private sessionMeta(p: Json | null): void {
     if (!p || typeof p !== 'object') return;
     if (typeof p.id === 'string' && p.id) this.sessionId = p.id;
+    // When the session started: the line itself is written once the first turn begins.
+    if (typeof p.timestamp === 'string') this.times.earlier(Date.parse(p.timestamp), p.timestamp);
     if (typeof p.cwd === 'string' && p.cwd) this.cwd ??= p.cwd;
     if (typeof p.cli_version === 'string') this.version = p.cli_version;
     const git = p.git as Json | null | undefined;
@@ -215,13 +220,13 @@ export class CodexScanner extends JsonlScanner {
       this.setLast('assistant-progress', line);
       return;
     }
-    if (type !== undefined && OUTPUT_TYPES.has(type)) {
+    if (type !== undefined && CODEX_OUTPUT_TYPES.has(type)) {
       const id = p.str('call_id');
       if (id) this.pendingCalls.delete(id);
       this.setLast('tool-result', line);
       return;
     }
-    if (type !== 'message' && !(type !== undefined && CALL_TYPES.has(type))) return;
+    if (type !== 'message' && !(type !== undefined && CODEX_CALL_TYPES.has(type))) return;
     if (type === 'message') {
       const role = p.str('role');
       if (role !== 'user' && role !== 'assistant') return;
@@ -262,6 +267,8 @@ export class CodexScanner extends JsonlScanner {
 
   private event(p: Fields, line: number, ms: number): void {
     const type = p.strMemo('type', this.itemTypes);
+    // A new prompt, the end or the abortion of the turn: open calls will get no output.
+    if (type !== undefined && CODEX_CALL_CLOSING_EVENTS.has(type)) this.pendingCalls.clear();
     switch (type) {
       case 'token_count':
         // 0.9x writes each token_count twice in a row: the copy needs no parsing.
@@ -285,12 +292,10 @@ export class CodexScanner extends JsonlScanner {
       case 'turn_complete': {
         const lastText = p.str('last_agent_message');
         const asked = lastText !== undefined ? asksUser(lastText) : this.last.asksUser === true;
-        this.pendingCalls.clear();
         this.setLast('turn-end', line).asksUser = asked;
         return;
       }
       case 'turn_aborted':
-        this.pendingCalls.clear();
         this.setLast('interrupted', line).detail = p.str('reason');
         return;
       case 'error':

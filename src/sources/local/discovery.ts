@@ -2,7 +2,8 @@
  * Where local transcripts live and which files they are. Claude Code: every folder of
  * `CLAUDE_CONFIG_DIR` (comma-separated) or else `~/.config/claude` and `~/.claude`, with
  * sessions at `projects/<encoded cwd>/<sessionId>.jsonl` and subagents at
- * `projects/<encoded cwd>/<sessionId>/subagents/agent-<agentId>.jsonl` (+ `.meta.json`).
+ * `projects/<encoded cwd>/<sessionId>/subagents/agent-<agentId>.jsonl` (+ `.meta.json`),
+ * or (2.0.x) `projects/<encoded cwd>/agent-<agentId>.jsonl` beside their parent.
  * Codex: `CODEX_HOME` or `~/.codex`, `sessions/YYYY/MM/DD/rollout-*.jsonl` and
  * `archived_sessions/`. Folders given as options (the `sessionInspector.local.*` settings)
  * come before the environment variables. Symlinks are followed; a folder reached twice (a loop, or two
@@ -72,7 +73,10 @@ export interface DiscoveredFile {
   ino: number;
   dev: number;
   root: string;
-  /** From the file name: Claude `<sessionId>.jsonl`, the subagent's parent folder, Codex uuid. */
+  /**
+   * From the file name: Claude `<sessionId>.jsonl`, the subagent's parent folder, Codex
+   * uuid. Absent for a 2.0.x subagent beside its parent (its lines name the session).
+   */
   sessionId?: string;
   agentId?: string;
   /** Claude subagent `agent-<agentId>.meta.json`, when present. */
@@ -301,16 +305,19 @@ async function walkClaude(w: Walk, root: string): Promise<void> {
     if (!project.stats.isDirectory() || !enter(w, project)) continue;
     const entries = await list(w, project.path);
     for (const e of entries) {
-      if (e.stats.isFile() && e.name.endsWith('.jsonl')) {
-        add(w, e, {
-          path: e.path,
-          harness: 'claude-code',
-          role: 'session',
-          root,
-          sessionId: e.name.slice(0, -'.jsonl'.length),
-          projectDir: project.name,
-        });
-      }
+      if (!e.stats.isFile() || !e.name.endsWith('.jsonl')) continue;
+      // 2.0.x wrote subagents beside the session: their lines carry the parent's
+      // sessionId (read by the scanner), the file name only the agent's id.
+      const agent = AGENT_FILE.exec(e.name);
+      add(w, e, {
+        path: e.path,
+        harness: 'claude-code',
+        root,
+        projectDir: project.name,
+        ...(agent
+          ? { role: 'subagent' as const, agentId: agent[1]! }
+          : { role: 'session' as const, sessionId: e.name.slice(0, -'.jsonl'.length) }),
+      });
     }
     for (const e of entries) {
       if (!e.stats.isDirectory() || !enter(w, e)) continue;

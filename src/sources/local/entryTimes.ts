@@ -46,6 +46,16 @@ export class EntryTimes {
     }
   }
 
+  /**
+   * A time the file names as its start (Codex session_meta's `timestamp`): the first time
+   * when it is earlier than every entry's; the entry being read keeps its own.
+   */
+  earlier(ms: number, text: string | undefined): void {
+    if (!Number.isFinite(ms) || ms >= this.firstMs) return;
+    this.firstMs = ms;
+    this.firstText = text;
+  }
+
   /** The entry being read decides the status so far. */
   decides(): void {
     this.decidingMs = this.entryMs;

@@ -13,8 +13,12 @@ const CR = 0x0d;
 const OPEN_BRACE = 0x7b;
 const BACKSLASH = 0x5c;
 
-/** Lines longer than this are reported (still read: they may carry usage). */
-export const LONG_LINE_BYTES = 1 << 20;
+/**
+ * Lines longer than this are reported (still read: they may carry usage). A pasted image
+ * or PDF is one base64 line of a few MB; the API takes requests up to 32 MB, so a line of
+ * a real transcript stays below this.
+ */
+export const LONG_LINE_BYTES = 64 << 20;
 /** A multi-line entry longer than this is given up as invalid. */
 const PRETTY_MAX_LINES = 20_000;
 const PRETTY_MAX_BYTES = 64 << 20;

@@ -25,6 +25,7 @@ import {
   toolResult,
   toolUse,
   turnContext,
+  usage,
 } from './fixtures.ts';
 
 const MIN = 60_000;
@@ -243,13 +244,19 @@ describe('facts from Claude Code lines', () => {
     assert.equal(f.asksUser, false, 'a question in the middle is not a question to the user');
   });
 
-  test('text without a stop reason, confirmed by turn_duration', () => {
+  test('text without a stop reason, confirmed by turn_duration or stop_hook_summary', () => {
     const text = assistant({ stop: null });
     assert.equal(scanClaude(jsonl(prompt('hi'), text)).last.kind, 'assistant-text');
     assert.equal(
       scanClaude(jsonl(prompt('hi'), text, system('turn_duration', 12))).last.kind,
       'turn-end',
     );
+    // 2.1.x often writes only the stop hooks' summary.
+    const hooks = system('stop_hook_summary', 12, { hookCount: 1, preventedContinuation: false });
+    assert.equal(scanClaude(jsonl(prompt('hi'), text, hooks)).last.kind, 'turn-end');
+    // It ends nothing else: a pending call stays pending.
+    const call = assistant({ content: [toolUse('t1')], stop: null });
+    assert.equal(scanClaude(jsonl(prompt('hi'), call, hooks)).last.kind, 'tool-call');
   });
 
   test('tool_use pending until its result; parallel calls tracked by id', () => {
@@ -280,6 +287,21 @@ describe('facts from Claude Code lines', () => {
     let f = scanClaude(jsonl(prompt('hi'), apiError)).last;
     assert.equal(f.kind, 'api-error');
     assert.match(f.detail ?? '', /529/);
+    // The synthetic "No response requested." (on resume, after /exit) is not an error.
+    const noOp = assistant({
+      id: 'f04bc820-fc92-4fe4-bc13-c7ebc20d66b3',
+      model: '<synthetic>',
+      content: [{ type: 'text', text: 'No response requested.' }],
+      stop: 'stop_sequence',
+      usage: usage(0, 0),
+      extra: { isApiErrorMessage: false },
+    });
+    const noOpScan = scanClaude(jsonl(prompt('hi'), assistant(), noOp));
+    assert.equal(noOpScan.last.kind, 'turn-end');
+    assert.deepEqual(
+      [...noOpScan.usage.values()].map((r) => r.model),
+      ['claude-sonnet-4-5-20250929'],
+    );
     f = scanClaude(
       jsonl(
         prompt('hi'),

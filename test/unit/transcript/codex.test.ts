@@ -110,6 +110,40 @@ describe('Codex transcripts', () => {
     assert.ok(patch?.files.some((f) => f.path.startsWith('/home/dev/ledger-service/')));
   });
 
+  it('marks a call abandoned when a new prompt or the end of the turn comes first', async () => {
+    const event = (type: string, extra: Obj = {}) => ({
+      timestamp: '2026-01-01T00:00:00Z',
+      type: 'event_msg',
+      payload: { type, ...extra },
+    });
+    const call = (id: string) => ({
+      timestamp: '2026-01-01T00:00:00Z',
+      type: 'response_item',
+      payload: { type: 'function_call', name: 'shell', arguments: '{}', call_id: id },
+    });
+    const output = (id: string) => ({
+      timestamp: '2026-01-01T00:00:00Z',
+      type: 'response_item',
+      payload: { type: 'function_call_output', call_id: id, output: 'ok' },
+    });
+    const doc = await docOf([
+      call('a'),
+      event('task_complete'),
+      call('b'),
+      event('user_message', { message: 'stop that' }),
+      // An output that still comes later wins.
+      output('b'),
+      call('c'),
+      event('turn_aborted', { reason: 'interrupted' }),
+      call('d'),
+    ]);
+    const calls = (await allEntries(doc)).filter((e) => e.kind === 'tool-call');
+    assert.deepEqual(
+      calls.map((e) => (e as ToolCallEntry).status),
+      ['abandoned', 'ok', 'abandoned', 'pending'],
+    );
+  });
+
   it('keeps unknown items and events, orphan outputs and custom tools', async () => {
     const ts = '2026-01-01T00:00:00Z';
     const doc = await docOf(

@@ -5,8 +5,14 @@
  * the same message.id, so each block is one entry and entries share `turnId`. Tool
  * results (user lines of tool_result blocks) are absorbed into their call's entry, paired
  * by tool_use_id however far apart. A Task/Agent result with `toolUseResult.agentId` also
- * produces a subagent entry linking to `<sessionId>/subagents/agent-<agentId>.jsonl`.
- * 1.0.x inline subagents (`isSidechain: true`) stay in place, flagged `sidechain`.
+ * produces a subagent entry linking to `<sessionId>/subagents/agent-<agentId>.jsonl` (2.1.x)
+ * or `agent-<agentId>.jsonl` beside the session file (2.0.x). 1.0.x inline subagents
+ * (`isSidechain: true`) stay in place, flagged `sidechain`. A call still without a result
+ * when a prompt or an interruption ends its turn is `abandoned`.
+ *
+ * A line whose `uuid` was seen before in the file (a resumed session that writes its
+ * history again) is hidden, and a response whose lines come again after others shows its
+ * usage once: the transcript and its per-turn usage show each line once.
  *
  * Record types and what they become:
  *   user            → user entry (+ orphan results, + subagent link); pure tool results → none
@@ -17,10 +23,19 @@
  *                   → hidden: bookkeeping (snapshots of edited files, queued prompts,
  *                     agent_progress copies of subagent lines that the subagent link
  *                     already covers); counted by type in TranscriptInfo.hidden
+ *   any line again  → hidden, counted as 'repeated'
  *   anything else   → unknown entry with the raw JSON
  */
+import { idHash, idHashOfBytes } from '../idSet.ts';
 import type { SubagentRef, TokenUsage, TranscriptEntry } from '../model.ts';
-import { CODE_ELEM, K_ARRAY, K_STRING, decodeString, type JsonScanner } from '../jsonScanner.ts';
+import {
+  CODE_ELEM,
+  K_ARRAY,
+  K_STRING,
+  K_TRUE,
+  decodeString,
+  type JsonScanner,
+} from '../jsonScanner.ts';
 import {
   base,
   orphanResultEntry,
@@ -48,6 +63,7 @@ import {
   RK_RESULT,
   RK_SYSTEM,
   RK_UNKNOWN,
+  abandonOpenCalls,
   type FormatAdapter,
   type NormalizeContext,
   type NormalizedRecord,
@@ -57,7 +73,20 @@ import {
   type ToolResultPart,
 } from './types.ts';
 
-const KEYS = ['type', 'message', 'content', 'id', 'tool_use_id', 'toolUseResult', 'agentId'];
+const KEYS = [
+  'type',
+  'message',
+  'content',
+  'id',
+  'tool_use_id',
+  'toolUseResult',
+  'agentId',
+  'uuid',
+  'isSidechain',
+  'isMeta',
+  'isCompactSummary',
+  'isVisibleInTranscriptOnly',
+];
 const TYPE = 0;
 const MESSAGE = 1;
 const CONTENT = 2;
@@ -65,6 +94,9 @@ const ID = 3;
 const TOOL_USE_ID = 4;
 const TOOL_USE_RESULT = 5;
 const AGENT_ID = 6;
+const UUID = 7;
+/** This and the keys after it (isMeta…): `true` marks a user line that is not a prompt. */
+const IS_SIDECHAIN = 8;
 
 /** Bookkeeping line types that are counted but not shown. */
 export const CLAUDE_HIDDEN_TYPES: readonly string[] = [
@@ -73,6 +105,8 @@ export const CLAUDE_HIDDEN_TYPES: readonly string[] = [
   'progress',
 ];
 const HIDDEN = new Set(CLAUDE_HIDDEN_TYPES);
+/** TranscriptInfo.hidden key of lines written again with a uuid already seen. */
+export const REPEATED = 'repeated';
 const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
 
 interface Block {
@@ -81,19 +115,30 @@ interface Block {
   toolUseId: string | null;
 }
 
-/** Gathers type, content shape, block types/ids and a Task result's agentId from bytes. */
+/**
+ * Gathers type, content shape, block types/ids, a Task result's agentId, the line's uuid
+ * and whether a user line can be a prompt, from bytes.
+ */
 class ClaudeCollector implements RecordCollector {
   private type: string | null = null;
   private content = 0; // 0 none, K_STRING, K_ARRAY, or -1 other
   private messageId: string | null = null;
   private agentId: string | null = null;
+  /** idHash of the line's uuid (its raw bytes, read without decoding), or -1. */
+  private uuid = -1;
+  /** A sidechain line, or a user line flagged as not a prompt (meta, compact summary…). */
+  private aside = false;
   private blocks: Block[] = [];
+  /** The message id of the response whose lines were planned last (see plan). */
+  private run: string | null = null;
 
   begin(): void {
     this.type = null;
     this.content = 0;
     this.messageId = null;
     this.agentId = null;
+    this.uuid = -1;
+    this.aside = false;
     this.blocks = [];
   }
 
@@ -101,6 +146,9 @@ class ClaudeCollector implements RecordCollector {
     const code = s.codes[depth];
     if (depth === 1) {
       if (code === TYPE && kind === K_STRING) this.type = decodeString(s, buf, start, end);
+      else if (code === UUID && kind === K_STRING)
+        this.uuid = idHashOfBytes(buf, start + 1, end - 1);
+      else if (code !== undefined && code >= IS_SIDECHAIN && kind === K_TRUE) this.aside = true;
     } else if (depth === 2) {
       const parent = s.codes[1];
       if (parent === MESSAGE) {
@@ -125,33 +173,57 @@ class ClaudeCollector implements RecordCollector {
 
   plan(pairing: Pairing, record: number): RecordPlan {
     const type = this.type;
+    // A line written again (a resumed session writing its history again): shown once.
+    const seen = pairing.seen;
+    if (this.uuid >= 0 && seen) {
+      if (seen.has(this.uuid)) return { kind: RK_HIDDEN, rows: 0, hiddenType: REPEATED };
+      seen.add(this.uuid);
+    }
     if (type === 'user') {
-      if (this.content !== K_ARRAY || this.blocks.length === 0) return { kind: RK_PROMPT, rows: 1 };
+      if (this.content !== K_ARRAY || this.blocks.length === 0) return this.prompt(pairing, record);
       let other = 0;
+      let results = 0;
       let standalone = 0;
       for (const block of this.blocks) {
         if (block.type !== 'tool_result') {
           other++;
           continue;
         }
+        results++;
         const id = block.toolUseId;
         if (id && pairing.calls.has(id) && !pairing.results.has(id)) {
           pairing.results.set(id, record);
+          pairing.open?.delete(id);
         } else {
           standalone++;
         }
       }
       const rows = (other > 0 ? 1 : 0) + standalone + (this.agentId !== null ? 1 : 0);
+      if (other > 0 && results === 0) return { ...this.prompt(pairing, record), rows };
       return { kind: other > 0 ? RK_PROMPT : RK_RESULT, rows };
     }
     if (type === 'assistant') {
       const plan: RecordPlan = { kind: RK_MODEL, rows: 1 };
-      if (this.messageId !== null) plan.group = this.messageId;
+      const id = this.messageId;
+      if (id !== null) {
+        // A response's lines follow each other; the same response again after others is
+        // a copy (its lines with new uuids): its usage was shown with the first.
+        let repeated = false;
+        if (id !== this.run && seen) {
+          const h = idHash(`m:${id}`);
+          repeated = seen.has(h);
+          seen.add(h);
+        }
+        this.run = id;
+        if (!repeated) plan.group = id;
+      }
       if (this.content === K_ARRAY && this.blocks.length > 0) {
         plan.rows = this.blocks.length;
         for (const block of this.blocks) {
-          if (block.type === 'tool_use' && block.id && !pairing.calls.has(block.id))
+          if (block.type === 'tool_use' && block.id && !pairing.calls.has(block.id)) {
             pairing.calls.set(block.id, record);
+            pairing.open?.add(block.id);
+          }
         }
       }
       return plan;
@@ -159,6 +231,17 @@ class ClaudeCollector implements RecordCollector {
     if (type === 'system' || type === 'summary') return { kind: RK_SYSTEM, rows: 1 };
     if (type !== null && HIDDEN.has(type)) return { kind: RK_HIDDEN, rows: 0, hiddenType: type };
     return { kind: RK_UNKNOWN, rows: 1 };
+  }
+
+  /**
+   * A user line without tool results. A prompt or an interruption in the main
+   * conversation ends the turn: its calls still without a result are abandoned, as the
+   * status reads them (sidechain, meta and compact-summary lines do not).
+   */
+  private prompt(pairing: Pairing, record: number): RecordPlan {
+    this.run = null;
+    if (!this.aside) abandonOpenCalls(pairing, record);
+    return { kind: RK_PROMPT, rows: 1 };
   }
 }
 
@@ -345,6 +428,11 @@ function normalizeSystem(line: Json, c: Common, ctx: NormalizeContext): Normaliz
   const duration = num(line.durationMs);
   if (subtype === 'turn_duration' && duration !== undefined)
     text = `Turn took ${formatDuration(duration)}`;
+  const hooks = num(line.hookCount);
+  if (subtype === 'stop_hook_summary' && !text && hooks !== undefined) {
+    text = `${hooks} stop hook${hooks === 1 ? '' : 's'} ran`;
+    if (line.preventedContinuation === true) text += ' and stopped the agent';
+  }
   const level = str(line.level);
   const extra: Record<string, unknown> = { subtype };
   if (level === 'warning' || level === 'error' || level === 'info') extra.level = level;

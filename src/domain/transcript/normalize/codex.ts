@@ -13,7 +13,9 @@
  *                                        redacted)
  *   function_call / custom_tool_call / local_shell_call
  *                                     → tool-call entry, paired with its
- *                                        *_output by call_id however far apart
+ *                                        *_output by call_id however far apart;
+ *                                        without one when a new prompt or the end
+ *                                        of the turn comes: abandoned
  *   web_search_call                   → tool-call entry (no separate output)
  *   compacted                         → compaction entry with the summary message
  *   event_msg token_count             → hidden; its cumulative totals become per-turn
@@ -34,6 +36,7 @@ import {
   userEntry,
   type Common,
 } from './entries.ts';
+import { CODEX_CALL_CLOSING_EVENTS, CODEX_CALL_TYPES, CODEX_OUTPUT_TYPES } from './codexSignals.ts';
 import { attachmentOf, isObject, num, obj, pretty, str, type Json } from './text.ts';
 import {
   RK_HIDDEN,
@@ -43,6 +46,7 @@ import {
   RK_SYSTEM,
   RK_TOKENS,
   RK_UNKNOWN,
+  abandonOpenCalls,
   type FormatAdapter,
   type NormalizeContext,
   type NormalizedRecord,
@@ -71,8 +75,6 @@ const ITEM_TYPES = new Set([
   'local_shell_call',
   'web_search_call',
 ]);
-const CALL_TYPES = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
-const OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output']);
 /** event_msg types that repeat a response item (or feed usage): counted, not shown. */
 export const CODEX_HIDDEN_EVENTS: readonly string[] = [
   'token_count',
@@ -96,13 +98,17 @@ function planItem(item: Item, pairing: Pairing, record: number): RecordPlan {
       item.role === 'assistant' ? RK_MODEL : item.role === 'user' ? RK_PROMPT : RK_SYSTEM;
     return { kind, rows: 1 };
   }
-  if (type !== null && CALL_TYPES.has(type)) {
-    if (callId && !pairing.calls.has(callId)) pairing.calls.set(callId, record);
+  if (type !== null && CODEX_CALL_TYPES.has(type)) {
+    if (callId && !pairing.calls.has(callId)) {
+      pairing.calls.set(callId, record);
+      pairing.open?.add(callId);
+    }
     return { kind: RK_MODEL, rows: 1 };
   }
-  if (type !== null && OUTPUT_TYPES.has(type)) {
+  if (type !== null && CODEX_OUTPUT_TYPES.has(type)) {
     if (callId && pairing.calls.has(callId) && !pairing.results.has(callId)) {
       pairing.results.set(callId, record);
+      pairing.open?.delete(callId);
       return { kind: RK_RESULT, rows: 0 };
     }
     return { kind: RK_RESULT, rows: 1 };
@@ -171,6 +177,9 @@ class CodexCollector implements RecordCollector {
         return { kind: RK_HIDDEN, rows: 0, hiddenType: 'turn_context' };
       case 'event_msg': {
         const event = this.hasPayload ? this.payloadType : null;
+        // A new prompt or the end of the turn: calls without output will get none.
+        if (event !== null && CODEX_CALL_CLOSING_EVENTS.has(event))
+          abandonOpenCalls(pairing, record);
         if (event !== null && HIDDEN_EVENTS.has(event)) {
           const kind = event === 'token_count' ? RK_TOKENS : RK_HIDDEN;
           return { kind, rows: 0, hiddenType: `event_msg:${event}` };

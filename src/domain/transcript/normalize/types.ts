@@ -8,6 +8,7 @@
  * the planned number of entries (the document checks, and pads or trims if a format and
  * its collector ever disagree).
  */
+import { IdSet } from '../idSet.ts';
 import type { ScanVisitor } from '../jsonScanner.ts';
 import type { FileFormat, SourceSpan, SubagentRef, TokenUsage, TranscriptEntry } from '../model.ts';
 
@@ -43,6 +44,42 @@ export interface Pairing {
   readonly calls: Map<string, number>;
   /** callId → record holding the call's result (only when the call came first). */
   readonly results: Map<string, number>;
+  /**
+   * Calls declared and without a result yet. The index keeps this and `abandoned`; a
+   * pairing without them (a collector driven on its own) never abandons a call.
+   */
+  readonly open?: Set<string>;
+  /**
+   * callId → record that ended the call's turn while it had no result (a new prompt, an
+   * interruption, Codex task_complete / turn_aborted): the call will not get one. A result
+   * that still comes later wins.
+   */
+  readonly abandoned?: Map<string, number>;
+  /**
+   * Hashes of the record ids seen so far (Claude Code `uuid`, and `m:<message.id>` of each
+   * run of a response's lines): a record written again later — a resumed session writing
+   * its history again — is hidden, and a response seen before shows no usage again.
+   */
+  readonly seen?: IdSet;
+}
+
+/** A pairing with everything the index keeps. */
+export function newPairing(): Required<Pairing> {
+  return {
+    calls: new Map(),
+    results: new Map(),
+    open: new Set(),
+    abandoned: new Map(),
+    seen: new IdSet(),
+  };
+}
+
+/** The calls still open were left behind by the record `record` (see Pairing.abandoned). */
+export function abandonOpenCalls(pairing: Pairing, record: number): void {
+  const { open, abandoned } = pairing;
+  if (!open || !abandoned || open.size === 0) return;
+  for (const id of open) abandoned.set(id, record);
+  open.clear();
 }
 
 export interface RecordCollector extends ScanVisitor {
