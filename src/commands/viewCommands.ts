@@ -13,7 +13,9 @@ export function registerViewCommands(
     vscode.commands.registerCommand('sessionInspector.refresh', async (arg?: unknown) => {
       const id = connectionIdOf(arg);
       const ids = id ? [id] : store.connections().map((c) => c.config.id);
-      await Promise.all(ids.map((connectionId) => store.refresh(connectionId)));
+      // A load already under way (a poll, the tree's first load) may have asked before
+      // what the user wants to see now: refresh after it rather than not at all.
+      await Promise.all(ids.map((connectionId) => store.refreshAfterCurrent(connectionId)));
     }),
     vscode.commands.registerCommand('sessionInspector.loadMore', async (arg?: unknown) => {
       const id = connectionIdOf(arg);

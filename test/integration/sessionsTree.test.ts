@@ -15,11 +15,13 @@ describe('sessions tree against the reference backend', () => {
   let backend: ReferenceBackend;
   let api: ExtensionApi;
   const authHeaders: (string | undefined)[] = [];
+  const listCalls: number[] = [];
 
   before(async () => {
     backend = await startTestBackend({
       interceptor: (request, next) => {
         if (request.area === 'mcp') authHeaders.push(request.headers.authorization);
+        if (request.toolName === 'list-agent-sessions') listCalls.push(Date.now());
         return faults.interceptor(request, next);
       },
     });
@@ -86,7 +88,9 @@ describe('sessions tree against the reference backend', () => {
     const item = api.tree.getTreeItem(sessions[0] as TreeNode);
     assert.match(String(item.contextValue), /^session\.waiting/);
     assert.match(String(item.description), /·/);
-    assert.match((item.tooltip as vscode.MarkdownString).value, /raw:(&nbsp;| )waiting/);
+    // The tooltip's Markdown escapes every punctuation mark of backend text (it renders as is).
+    const tooltip = (item.tooltip as vscode.MarkdownString).value.replace(/\\(.)/g, '$1');
+    assert.match(tooltip, /raw:(&nbsp;| )waiting/);
     assert.equal(item.command?.command, 'sessionInspector.openSession');
   });
 
@@ -143,10 +147,13 @@ describe('sessions tree against the reference backend', () => {
   });
 
   it('5xx becomes a Retry node; Retry recovers', async () => {
+    // No load under way (a waiting scan's later page would take the fault), and the fault
+    // on both first calls of the next load: its page and its waiting scan run side by side.
+    await api.store.refreshAfterCurrent(CONNECTION);
     faults.add({
       match: { area: 'mcp', tool: 'list-agent-sessions' },
       fault: { kind: 'status', status: 502 },
-      times: 1,
+      times: 2,
     });
     await vscode.commands.executeCommand('sessionInspector.refresh', CONNECTION);
     const node = await until('error node', () =>
@@ -164,6 +171,23 @@ describe('sessions tree against the reference backend', () => {
       rootNodes().some((n) => n.kind === 'message'),
       false,
     );
+  });
+
+  it('Refresh during a load under way refreshes after it instead of doing nothing', async () => {
+    await api.store.refreshAfterCurrent(CONNECTION);
+    faults.add({
+      match: { area: 'mcp', tool: 'list-agent-sessions' },
+      fault: { kind: 'latency', ms: 1_500 },
+      times: 10,
+    });
+    const inFlight = api.store.refresh(CONNECTION); // a poll, say
+    await until('the slow listing is under way', () => state()?.loading);
+    const command = vscode.commands.executeCommand('sessionInspector.refresh', CONNECTION);
+    await inFlight;
+    const afterLoad = listCalls.length;
+    await command;
+    faults.clear();
+    assert.ok(listCalls.length > afterLoad, 'the Refresh asked the server again after the load');
   });
 
   it('opens a session in a webview panel, once per session', async () => {
