@@ -5,6 +5,7 @@
 export type BackendErrorKind =
   | 'unauthorized' // 401: token missing or wrong
   | 'forbidden' // 403: e.g. monitoring not enabled for the account
+  | 'notFound' // 404/410: no such endpoint, agent, session or task — not an unreadable answer
   | 'rateLimited' // 429
   | 'server' // 5xx
   | 'timeout'
@@ -35,6 +36,7 @@ export class BackendError extends Error {
 export function errorKindForStatus(status: number): BackendErrorKind | undefined {
   if (status === 401) return 'unauthorized';
   if (status === 403) return 'forbidden';
+  if (status === 404 || status === 410) return 'notFound';
   if (status === 408 || status === 504) return 'timeout';
   if (status === 429) return 'rateLimited';
   if (status >= 500) return 'server';

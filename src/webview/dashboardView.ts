@@ -262,6 +262,8 @@ export function dashboardFailure(error: unknown): string {
         : `Monitoring is not enabled for this account, or this token may not read usage (403). ${message}`;
     case 'unauthorized':
       return `Sign in again: the server refused the token (401). ${message}`;
+    case 'notFound':
+      return `Not found on the server (404). ${message}`;
     case 'rateLimited':
       return `The server is rate limiting requests; try again later. ${message}`;
     case 'invalidFilter':

@@ -31,8 +31,11 @@ export type Fault =
   | { readonly kind: 'dropBeforeHandler' }
   /** Run the handler (mutations are applied), then close the socket instead of answering. */
   | { readonly kind: 'dropAfterHandler' }
-  /** Run the handler, then send a truncated, unparseable JSON body. */
-  | { readonly kind: 'malformedJson' }
+  /**
+   * Run the handler, then send a truncated, unparseable JSON body; with `as: 'sse'`, as
+   * the data of one complete server-sent event (how many MCP servers answer a POST).
+   */
+  | { readonly kind: 'malformedJson'; readonly as?: 'sse' }
   /** Run the handler, then send valid JSON of the wrong shape: ids removed, numbers as strings. */
   | { readonly kind: 'schemaViolation' }
   /**
@@ -225,10 +228,22 @@ async function apply(
     case 'malformedJson': {
       const response = await next();
       const raw = await bufferBody(response.body);
-      return withBody(
-        response,
-        Buffer.concat([raw.subarray(0, Math.floor(raw.length / 2)), Buffer.from('\u0000{"')]),
-      );
+      const broken = Buffer.concat([
+        raw.subarray(0, Math.floor(raw.length / 2)),
+        Buffer.from('\u0000{"'),
+      ]);
+      if (fault.as === 'sse') {
+        const event = Buffer.concat([
+          Buffer.from('event: message\ndata: '),
+          broken,
+          Buffer.from('\n\n'),
+        ]);
+        return withBody(
+          { ...response, headers: { ...response.headers, 'content-type': 'text/event-stream' } },
+          event,
+        );
+      }
+      return withBody(response, broken);
     }
     case 'schemaViolation': {
       const response = await next();

@@ -59,7 +59,8 @@ export function createBackendFetch(options: BackendFetchOptions): typeof fetch {
     if (kind) {
       const detail = redact((await response.text().catch(() => '')).slice(0, 300), secrets);
       const retryAfter = Number(response.headers.get('retry-after'));
-      throw new BackendError(kind, describeStatus(response.status, url.origin, detail), {
+      const path = redact(url.pathname, secrets).slice(0, 200);
+      throw new BackendError(kind, describeStatus(response.status, url.origin, path, detail), {
         status: response.status,
         retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
       });
@@ -68,9 +69,13 @@ export function createBackendFetch(options: BackendFetchOptions): typeof fetch {
   };
 }
 
-function describeStatus(status: number, origin: string, detail: string): string {
+function describeStatus(status: number, origin: string, path: string, detail: string): string {
   const suffix = detail ? ` Server said: ${detail}` : '';
   switch (status) {
+    case 404:
+    case 410:
+      // The path says what was missing (an agent key, a session, the MCP endpoint itself).
+      return `${origin} has nothing at ${path} (${status}): not found.`;
     case 401:
       return `${origin} rejected the credentials (401). Sign in again.`;
     case 403:

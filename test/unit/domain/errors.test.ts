@@ -26,5 +26,7 @@ test('HTTP statuses map to kinds', () => {
   assert.equal(errorKindForStatus(429), 'rateLimited');
   assert.equal(errorKindForStatus(504), 'timeout');
   assert.equal(errorKindForStatus(502), 'server');
-  assert.equal(errorKindForStatus(404), undefined);
+  assert.equal(errorKindForStatus(404), 'notFound', 'not "could not be read"');
+  assert.equal(errorKindForStatus(410), 'notFound');
+  assert.equal(errorKindForStatus(400), undefined);
 });

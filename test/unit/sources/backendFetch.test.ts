@@ -71,6 +71,14 @@ test('HTTP failures become typed errors without secrets', async () => {
   await expectKind(f(`${origin}/?status=503`), 'server');
 });
 
+test('a 404 is "not found", naming the path, not an unreadable answer', async () => {
+  const error = await expectKind(fetchWith()(`${origin}/v2/agents/nope?status=404`), 'notFound');
+  assert.equal(error.status, 404);
+  assert.match(error.message, /\/v2\/agents\/nope/);
+  assert.match(error.message, /not found/);
+  assert.doesNotMatch(error.message, /secret-token/);
+});
+
 test('a slow server times out with a clear message', async () => {
   const error = await expectKind(fetchWith(200)(`${origin}/slow`), 'timeout');
   assert.match(error.message, /did not answer within/);
