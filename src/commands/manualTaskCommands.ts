@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import { sessionOf } from './commandArgs.ts';
+import { failureWhy, unconfirmedWhy } from './outcomeText.ts';
+import type { UnconfirmedReason } from '../domain/completionIntent.ts';
 import type { PendingTask, SessionSummary } from '../domain/session.ts';
 import {
   DETAIL_MAX_LENGTH,
@@ -138,20 +140,127 @@ export async function finishManualTask(
     return;
   }
   if (!picked) return;
+  let preview: string;
   try {
-    const preview = await source.completeManualTask(task.id, picked.finish, false);
-    const confirm = picked.label;
-    const answer = await showWarning(
-      vscode.l10n.t('Finish "{0}" as "{1}"? This cannot be undone.', header, picked.label),
-      // The preview and body are the server's: a modal shows them as plain text (cleaned).
-      { modal: true, detail: [preview, task.body ? `\n${task.body.slice(0, 2000)}` : ''].join('') },
-      confirm,
-    );
-    if (answer !== confirm) return;
-    await source.completeManualTask(task.id, picked.finish, true);
-    void showInformation(vscode.l10n.t('The manual task was finished as "{0}".', picked.label));
-    await store.refresh(session.connectionId);
+    preview = await source.previewManualTask(task.id, picked.finish);
   } catch (error) {
+    // A preview changes nothing, so "not finished" is the truth here.
     void showError(vscode.l10n.t('The manual task was not finished: {0}', surfaceError(error)));
+    return;
   }
+  const confirm = picked.label;
+  const answer = await showWarning(
+    vscode.l10n.t('Finish "{0}" as "{1}"? This cannot be undone.', header, picked.label),
+    // The preview and body are the server's: a modal shows them as plain text (cleaned).
+    { modal: true, detail: [preview, task.body ? `\n${task.body.slice(0, 2000)}` : ''].join('') },
+    confirm,
+  );
+  if (answer !== confirm) return;
+  await commit(store, session, source, task, picked);
+}
+
+type Choice = { label: string; finish: 'success' | 'failure' };
+
+/**
+ * Sends confirm=true. complete_manual_task has no idempotency key, so when no answer
+ * confirms the outcome the task is re-read and the user is told what it shows: finished,
+ * still open (Try Again is then safe), or still unknown.
+ */
+async function commit(
+  store: SessionStore,
+  session: SessionSummary,
+  source: ManualTasks,
+  task: ManualTaskDetail,
+  picked: Choice,
+): Promise<void> {
+  for (;;) {
+    const outcome = await source.commitManualTask(task.id, picked.finish);
+    if (outcome.kind === 'applied') {
+      void showInformation(vscode.l10n.t('The manual task was finished as "{0}".', picked.label));
+      await store.refresh(session.connectionId);
+      return;
+    }
+    if (outcome.kind === 'refused') {
+      void showError(
+        vscode.l10n.t(
+          'The manual task was not finished: {0}',
+          plainSurfaceText(outcome.text, { maxLength: DETAIL_MAX_LENGTH }),
+        ),
+      );
+      return;
+    }
+    const settled = await settleByRereading(source, task, picked, outcome.reason);
+    if (settled === 'finished') await store.refresh(session.connectionId);
+    if (settled !== 'tryAgain') return;
+  }
+}
+
+async function settleByRereading(
+  source: ManualTasks,
+  task: ManualTaskDetail,
+  picked: Choice,
+  reason: UnconfirmedReason,
+): Promise<'finished' | 'tryAgain' | 'stop'> {
+  const header = surfaceLabel(task.header ?? task.id);
+  const why = unconfirmedWhy(reason);
+  for (;;) {
+    let reread: ManualTaskDetail | undefined;
+    let failure: unknown;
+    try {
+      reread = await source.describeManualTask(task.id);
+    } catch (error) {
+      failure = error;
+    }
+    if (reread?.state === 'finished') {
+      const as = finishedAs(reread, task);
+      void showInformation(
+        as === undefined
+          ? vscode.l10n.t(
+              'The answer to finishing "{0}" was lost ({1}), but the task is now finished.',
+              header,
+              why,
+            )
+          : vscode.l10n.t(
+              'The answer to finishing "{0}" was lost ({1}), but the task is now finished as "{2}".',
+              header,
+              why,
+              as,
+            ),
+      );
+      return 'finished';
+    }
+    if (reread?.state === 'open') {
+      const tryAgain = vscode.l10n.t('Try Again');
+      const answer = await showWarning(
+        vscode.l10n.t(
+          '"{0}" was not finished: the answer was lost ({1}) and the task is still open, so nothing was applied.',
+          header,
+          why,
+        ),
+        tryAgain,
+      );
+      return answer === tryAgain ? 'tryAgain' : 'stop';
+    }
+    const checkAgain = vscode.l10n.t('Check Again');
+    const answer = await showWarning(
+      vscode.l10n.t(
+        'Not confirmed: finishing "{0}" as "{1}" got no answer ({2}), and re-reading the task did not tell ({3}). It may or may not have been applied; check it before trying again.',
+        header,
+        picked.label,
+        why,
+        reread ? vscode.l10n.t('its status was not given') : failureWhy(failure),
+      ),
+      checkAgain,
+    );
+    if (answer !== checkAgain) return 'stop';
+  }
+}
+
+/** The button the finished task was finished with, in the task's own words when known. */
+function finishedAs(reread: ManualTaskDetail, task: ManualTaskDetail): string | undefined {
+  if (reread.finishState === 'success')
+    return surfaceLabel(reread.successLabel ?? task.successLabel) || vscode.l10n.t('Success');
+  if (reread.finishState === 'failure')
+    return surfaceLabel(reread.failureLabel ?? task.failureLabel) || vscode.l10n.t('Failure');
+  return reread.finishState === undefined ? undefined : surfaceLabel(reread.finishState);
 }

@@ -1,6 +1,12 @@
 import * as vscode from 'vscode';
 import { sessionOf } from './commandArgs.ts';
-import type { CompletionIntent, CompletionOutcome } from '../domain/completionIntent.ts';
+import { failureWhy, unconfirmedWhy } from './outcomeText.ts';
+import type {
+  CompletionIntent,
+  CompletionOutcome,
+  PendingInstruction,
+} from '../domain/completionIntent.ts';
+import { findBackendError } from '../domain/errors.ts';
 import type { SessionSummary } from '../domain/session.ts';
 import {
   DETAIL_MAX_LENGTH,
@@ -51,10 +57,22 @@ function eligible(store: SessionStore): SessionSummary[] {
 }
 
 async function finish(deps: Deps, arg: unknown, status: 'completed' | 'canceled'): Promise<void> {
-  const session = sessionOf(arg) ?? (await pickSession(eligible(deps.store), status));
+  const session =
+    sessionOf(arg) ??
+    (await pickSession(
+      eligible(deps.store),
+      status === 'completed'
+        ? vscode.l10n.t('Complete which session?')
+        : vscode.l10n.t('Cancel which session?'),
+      vscode.l10n.t(
+        'No loaded session can be finished from here (their backends lack session_complete).',
+      ),
+    ));
   if (!session) return;
   const source = deps.store.source(session.connectionId);
-  if (!source || !canCompleteSessions(source) || !(await source.canComplete().catch(() => false))) {
+  const offered = source && canCompleteSessions(source) ? await checkOffered(source) : false;
+  if (offered === 'unchecked') return;
+  if (!source || !canCompleteSessions(source) || !offered) {
     void showWarning(
       vscode.l10n.t(
         'This connection does not offer session_complete, so sessions cannot be finished from here.',
@@ -91,16 +109,36 @@ async function finish(deps: Deps, arg: unknown, status: 'completed' | 'canceled'
   await send(deps, intent);
 }
 
+/**
+ * Whether the server lists session_complete. A failed check (429, 5xx, a reset) is not a
+ * "no": the user is told it could not be checked and may retry; 'unchecked' if they do not.
+ */
+async function checkOffered(source: SessionCompletion): Promise<boolean | 'unchecked'> {
+  for (;;) {
+    try {
+      return await source.canComplete();
+    } catch (error) {
+      if (findBackendError(error)?.kind === 'canceled') return 'unchecked';
+      const retry = vscode.l10n.t('Retry');
+      const answer = await showWarning(
+        vscode.l10n.t(
+          'Could not check whether this connection offers session_complete ({0}). Nothing was sent.',
+          failureWhy(error),
+        ),
+        retry,
+      );
+      if (answer !== retry) return 'unchecked';
+    }
+  }
+}
+
 async function pickSession(
   sessions: SessionSummary[],
-  status: string,
+  placeHolder: string,
+  noneText: string,
 ): Promise<SessionSummary | undefined> {
   if (sessions.length === 0) {
-    void showInformation(
-      vscode.l10n.t(
-        'No loaded session can be finished from here (their backends lack session_complete).',
-      ),
-    );
+    void showInformation(noneText);
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
@@ -112,12 +150,7 @@ async function pickSession(
       ),
       session,
     })),
-    {
-      placeHolder:
-        status === 'completed'
-          ? vscode.l10n.t('Complete which session?')
-          : vscode.l10n.t('Cancel which session?'),
-    },
+    { placeHolder },
   );
   return picked?.session;
 }
@@ -134,14 +167,17 @@ async function askCompletion(
     ignoreFocusOut: true,
   });
   if (summary === undefined) return undefined;
-  let instructions;
+  // Unreadable instructions are not "none": acknowledging [] would be refused while any
+  // wait, so the field is left out and the user is told what that does before confirming.
+  let instructions: PendingInstruction[] = [];
+  let unreadable: string | undefined;
   try {
-    instructions = await source.listPendingInstructions(session.id);
+    const listed = await source.listPendingInstructions(session.id);
+    if (listed) instructions = listed;
+    else unreadable = vscode.l10n.t('this server offers no list-pending-instructions tool');
   } catch (error) {
-    void showError(
-      vscode.l10n.t('Could not read the pending instructions: {0}', surfaceError(error)),
-    );
-    return undefined;
+    if (findBackendError(error)?.kind === 'canceled') return undefined;
+    unreadable = failureWhy(error);
   }
   let acknowledged: string[] = [];
   if (instructions.length > 0) {
@@ -189,6 +225,20 @@ async function askCompletion(
     },
   );
   if (!review) return undefined;
+  if (unreadable !== undefined) {
+    const go = vscode.l10n.t('Complete Anyway');
+    const answer = await showWarning(
+      vscode.l10n.t(
+        'The pending instructions of "{0}" could not be read ({1}). Completing now closes any instruction still waiting visibly as unacknowledged.',
+        surfaceLabel(session.label),
+        unreadable,
+      ),
+      { modal: true },
+      go,
+    );
+    if (answer !== go) return undefined;
+    return { sessionId: session.id, status: 'completed', summary, requestReview: review.review };
+  }
   const missing = instructions.length - acknowledged.length;
   if (missing > 0) {
     // session_complete refuses an incomplete acknowledgement list; without the list the
@@ -283,13 +333,6 @@ async function report(
     );
     return;
   }
-  const why: Record<typeof outcome.reason, string> = {
-    timeout: vscode.l10n.t('the server did not answer in time'),
-    unreachable: vscode.l10n.t('the server could not be reached'),
-    server: vscode.l10n.t('the server failed or its answer could not be read'),
-    auth: vscode.l10n.t('the server rejected the credentials'),
-    canceled: vscode.l10n.t('you stopped waiting for the answer'),
-  };
   const retry = vscode.l10n.t('Retry');
   const discard = vscode.l10n.t('Discard');
   const answer = await showWarning(
@@ -299,7 +342,7 @@ async function report(
         ? vscode.l10n.t('completion')
         : vscode.l10n.t('cancellation'),
       label,
-      why[outcome.reason],
+      unconfirmedWhy(outcome.reason),
     ),
     retry,
     discard,
@@ -348,7 +391,8 @@ async function interrupt(deps: Deps, arg: unknown): Promise<void> {
         .filter((c) => c.config.kind === 'rest')
         .flatMap((c) => c.sessions)
         .filter((s) => s.status.raw === 'running'),
-      'interrupt',
+      vscode.l10n.t('Interrupt which session?'),
+      vscode.l10n.t('No loaded session is running, so there is nothing to interrupt.'),
     ));
   if (!session) return;
   const source = deps.store.source(session.connectionId);

@@ -28,12 +28,16 @@ export type CompletionOutcome =
   | { kind: 'applied'; text: string }
   /** The server answered and refused (isError): terminal, shown as a failure of the action. */
   | { kind: 'refused'; text: string }
-  /** No usable answer (timeout, dropped, 5xx, 429, protocol error): keep the intent for a retry. */
+  /** No usable answer (timeout, dropped, 5xx, 429, 404, protocol error): keep the intent for a retry. */
   | {
       kind: 'unknown';
       text: string;
-      reason: 'timeout' | 'unreachable' | 'server' | 'auth' | 'canceled';
+      reason: UnconfirmedReason;
     };
+
+/** Why an answer did not confirm the outcome of a mutation. */
+export type UnconfirmedReason =
+  'timeout' | 'unreachable' | 'server' | 'notFound' | 'auth' | 'canceled';
 
 /** The arguments sent to session_complete: the intent's, plus its key — never re-minted. */
 export function sessionCompleteArguments(intent: CompletionIntent): Record<string, unknown> {

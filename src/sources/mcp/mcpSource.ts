@@ -17,7 +17,11 @@ import type { SessionFilters } from '../../domain/filters.ts';
 import { mapLimited } from '../../util/mapLimited.ts';
 import { toolErrorToBackendError } from './toolErrors.ts';
 import type { BackendErrorKind } from '../../domain/errors.ts';
-import type { CompletionOutcome, PendingInstruction } from '../../domain/completionIntent.ts';
+import type {
+  CompletionOutcome,
+  PendingInstruction,
+  UnconfirmedReason,
+} from '../../domain/completionIntent.ts';
 import type { ManualTaskDetail, ManualTasks, SessionCompletion } from '../steering.ts';
 import { parseInstructions, parseManualTask } from './steeringSchemas.ts';
 
@@ -33,14 +37,14 @@ export interface McpSourceOptions {
 
 const WAITING_SCAN_LIMIT = 1000;
 
-function unknownReason(
-  kind: BackendErrorKind,
-): 'timeout' | 'unreachable' | 'server' | 'auth' | 'canceled' {
+function unknownReason(kind: BackendErrorKind): UnconfirmedReason {
   switch (kind) {
     case 'timeout':
       return 'timeout';
     case 'network':
       return 'unreachable';
+    case 'notFound':
+      return 'notFound';
     case 'unauthorized':
     case 'forbidden':
       return 'auth';
@@ -282,11 +286,17 @@ export class McpSource implements SessionSource, SessionCompletion, ManualTasks 
   async listPendingInstructions(
     sessionId: string,
     signal?: AbortSignal,
-  ): Promise<PendingInstruction[]> {
-    if (!(await this.tools(signal)).has('list-pending-instructions')) return [];
-    return parseInstructions(
+  ): Promise<PendingInstruction[] | undefined> {
+    if (!(await this.tools(signal)).has('list-pending-instructions')) return undefined;
+    const instructions = parseInstructions(
       await this.callJson('list-pending-instructions', { sessionId }, signal),
     );
+    if (!instructions)
+      throw new BackendError(
+        'invalidResponse',
+        'list-pending-instructions answered in an unexpected shape.',
+      );
+    return instructions;
   }
 
   /**
@@ -294,14 +304,19 @@ export class McpSource implements SessionSource, SessionCompletion, ManualTasks 
    * answer, a 5xx/429 or an unreadable one leaves the outcome unknown, so the caller
    * keeps the intent and retries with the same key. The SDK never retries a POST.
    */
-  async completeSession(
+  completeSession(args: Record<string, unknown>, signal?: AbortSignal): Promise<CompletionOutcome> {
+    return this.mutate('session_complete', args, signal);
+  }
+
+  private async mutate(
+    tool: string,
     args: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<CompletionOutcome> {
     let result;
     try {
       const client = await this.connect();
-      result = await client.callTool('session_complete', args, {
+      result = await client.callTool(tool, args, {
         signal,
         timeoutMs: this.options.timeoutMs,
       });
@@ -311,7 +326,7 @@ export class McpSource implements SessionSource, SessionCompletion, ManualTasks 
       return { kind: 'unknown', text: failure.message, reason };
     }
     if (!result.isError) return { kind: 'applied', text: result.text };
-    const refusal = toolErrorToBackendError('session_complete', result);
+    const refusal = toolErrorToBackendError(tool, result);
     if (refusal.kind === 'server' || refusal.kind === 'rateLimited' || refusal.kind === 'timeout') {
       return { kind: 'unknown', text: refusal.message, reason: 'server' };
     }
@@ -330,19 +345,31 @@ export class McpSource implements SessionSource, SessionCompletion, ManualTasks 
     return task;
   }
 
-  async completeManualTask(
+  async previewManualTask(
     workItemId: string,
     finishState: 'success' | 'failure',
-    confirm: boolean,
     signal?: AbortSignal,
   ): Promise<string> {
     const payload = await this.callJson(
       'complete_manual_task',
-      { work_item_id: workItemId, finish_state: finishState, confirm },
+      { work_item_id: workItemId, finish_state: finishState, confirm: false },
       signal,
     );
     const message = (payload as { message?: unknown } | undefined)?.message;
     return typeof message === 'string' ? message : JSON.stringify(payload);
+  }
+
+  /** Not idempotent on the server: an unknown outcome is settled by re-reading the task. */
+  commitManualTask(
+    workItemId: string,
+    finishState: 'success' | 'failure',
+    signal?: AbortSignal,
+  ): Promise<CompletionOutcome> {
+    return this.mutate(
+      'complete_manual_task',
+      { work_item_id: workItemId, finish_state: finishState, confirm: true },
+      signal,
+    );
   }
 
   async dispose(): Promise<void> {

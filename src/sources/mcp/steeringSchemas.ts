@@ -10,9 +10,10 @@ const instruction = z.looseObject({
   author: z.looseObject({ name: z.string().nullish() }).nullish(),
 });
 
-export function parseInstructions(payload: unknown): PendingInstruction[] {
+/** The instructions, or undefined when the answer has no list of them (unreadable, not "none"). */
+export function parseInstructions(payload: unknown): PendingInstruction[] | undefined {
   const items = (payload as { items?: unknown } | undefined)?.items;
-  if (!Array.isArray(items)) return [];
+  if (!Array.isArray(items)) return undefined;
   return items.flatMap((item) => {
     const parsed = instruction.safeParse(item);
     if (!parsed.success) return [];
@@ -39,7 +40,32 @@ const manualTask = z.looseObject({
   btn_success: z.string().nullish(),
   btn_failure: z.string().nullish(),
   completion_supported: z.boolean().nullish(),
+  status: z.unknown().optional(),
+  finish_state: z.unknown().optional(),
 });
+
+/** Task statuses of the platform (and the reference backend) that mean "still waiting". */
+const OPEN_STATES = new Set(['pending', 'incomplete', 'open', 'waiting', 'running', 'assigned']);
+const FINISHED_STATES = new Set([
+  'completed',
+  'complete',
+  'finished',
+  'done',
+  'canceled',
+  'cancelled',
+  'error',
+  'failed',
+]);
+
+/** Whether a described task is still open; undefined when the answer does not say. */
+export function manualTaskState(status: unknown, finishState: unknown): ManualTaskDetail['state'] {
+  const raw = typeof status === 'string' ? status.trim().toLowerCase() : '';
+  if (OPEN_STATES.has(raw)) return 'open';
+  if (FINISHED_STATES.has(raw)) return 'finished';
+  // A finish state is only set once the task was finished.
+  if (typeof finishState === 'string' && finishState.trim() !== '') return 'finished';
+  return undefined;
+}
 
 export function parseManualTask(payload: unknown): ManualTaskDetail | undefined {
   const parsed = manualTask.safeParse(payload);
@@ -61,5 +87,7 @@ export function parseManualTask(payload: unknown): ManualTaskDetail | undefined 
     // An empty failure label means the task has no failure button.
     failureLabel: t.btn_failure ? t.btn_failure : undefined,
     completionSupported: t.completion_supported === true,
+    state: manualTaskState(t.status, t.finish_state),
+    finishState: typeof t.finish_state === 'string' && t.finish_state ? t.finish_state : undefined,
   };
 }
