@@ -21,8 +21,9 @@ export function formatTokens(n: number | undefined): string | undefined {
   return `${(n / 1_000_000).toFixed(n < 10_000_000 ? 2 : 1)}M`;
 }
 
-/** Undefined cost is "unknown", never "$0.00". */
+/** Undefined cost is "unknown", never "$0.00"; a negative one is the server's error, not a fact. */
 export function formatCost(usd: number | undefined): string {
   if (usd === undefined || !Number.isFinite(usd)) return 'cost unknown';
+  if (usd < 0) return `cost unknown (the server sent a negative cost, ${usd.toFixed(2)})`;
   return usd < 0.01 && usd > 0 ? '<$0.01' : `$${usd.toFixed(2)}`;
 }

@@ -484,7 +484,15 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     );
     item.id = `loadMore:${connectionId}`;
     if (state?.total !== undefined) {
-      item.description = vscode.l10n.t('{0} of {1} loaded', state.sessions.length, state.total);
+      // A total below what is already loaded is the server contradicting itself, not a count.
+      item.description =
+        state.total < state.sessions.length
+          ? vscode.l10n.t(
+              '{0} loaded, yet the server reports {1} in all: its counts are inconsistent',
+              state.sessions.length,
+              state.total,
+            )
+          : vscode.l10n.t('{0} of {1} loaded', state.sessions.length, state.total);
     }
     item.iconPath = new vscode.ThemeIcon('ellipsis');
     item.command = {
@@ -564,6 +572,15 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
         title: vscode.l10n.t('Sign In'),
         arguments: [node.connectionId],
       };
+    } else if (error?.kind === 'notFound') {
+      // Nothing at that address (a URL path, an agent key): the connection needs editing,
+      // though Retry stays on the item's menu for a record that may come back.
+      item.contextValue = 'error.retry';
+      item.command = {
+        command: 'sessionInspector.editConnection',
+        title: vscode.l10n.t('Edit Connection'),
+        arguments: [node.connectionId],
+      };
     } else if (error?.kind === 'invalidFilter') {
       item.contextValue = 'error.filter';
       item.command = {
@@ -595,6 +612,8 @@ function errorTitle(kind: string | undefined): string {
       return vscode.l10n.t('Rate limited by the server — Retry');
     case 'invalidResponse':
       return vscode.l10n.t("The server's answer could not be read — Retry");
+    case 'notFound':
+      return vscode.l10n.t('Not found on the server (404) — check the URL and agent keys');
     case 'invalidFilter':
       return vscode.l10n.t('The filters cannot be used — Edit Filters');
     default:

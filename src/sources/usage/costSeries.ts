@@ -74,7 +74,8 @@ export function costByDay(sessions: readonly SessionSummary[]): CostPoint[] {
     p.sessionCount++;
     p.inputTokens += s.inputTokens ?? 0;
     p.outputTokens += s.outputTokens ?? 0;
-    if (s.estimatedCost === undefined) p.unknownCostSessions++;
+    // A negative cost is the server's error: counted as unknown, never subtracted.
+    if (s.estimatedCost === undefined || s.estimatedCost < 0) p.unknownCostSessions++;
     else p.estimatedCost += s.estimatedCost;
     days.set(day, p);
   }

@@ -9,6 +9,15 @@ test('unknown cost is never shown as $0', () => {
   assert.equal(formatCost(12.345), '$12.35');
 });
 
+test("a negative cost is shown as the server's error, never as a cost", () => {
+  const shown = formatCost(-12.5);
+  assert.doesNotMatch(shown, /\$/);
+  assert.match(shown, /^cost unknown/);
+  assert.match(shown, /negative/);
+  assert.match(shown, /-12\.50/);
+  assert.equal(formatCost(-0.001).startsWith('cost unknown'), true, 'not "<$0.01"');
+});
+
 test('token counts are compact', () => {
   assert.equal(formatTokens(999), '999');
   assert.equal(formatTokens(1500), '1.5k');
