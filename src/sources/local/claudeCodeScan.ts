@@ -347,7 +347,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
     const apiError = f.bool('isApiErrorMessage') || synthetic;
     // The status pass reads the usage too: where it is malformed, the line throws there as
     // on the first read, so a line that read reports as unreadable decides no status.
-    if (this.statusMode !== 'only') this.response(f, m, model, ms, line);
+    this.response(f, m, model, ms, line);
     if (!apiError) this.substantive = true;
     if (!forStatus || !this.statusNow()) return;
     this.assistantStatus(m, line, apiError);

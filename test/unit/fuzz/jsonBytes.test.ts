@@ -1,0 +1,316 @@
+/**
+ * Fuzzing the byte-level JSON readers: the validating scanner the transcript index uses
+ * (jsonScanner.ts, with each format's collector as its visitor), the structural skim the
+ * local scanners use (jsonSkim.ts), and its WebAssembly kernel against the JS walk.
+ * Inputs: generated JSON values, real transcript lines (mutated records and damaged
+ * bytes), raw bytes. Properties: nothing throws; the scanner's verdict is JSON.parse's;
+ * the skim's fields are JSON.parse's on valid objects; kernel and JS walk agree.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  JsonScanner,
+  SCAN_DONE,
+  SCAN_ERROR,
+  SCAN_MORE,
+} from '../../../src/domain/transcript/jsonScanner.ts';
+import { claudeCodeFormat } from '../../../src/domain/transcript/normalize/claudeCode.ts';
+import { RecordIndex } from '../../../src/domain/transcript/recordIndex.ts';
+import { codexFormat } from '../../../src/domain/transcript/normalize/codex.ts';
+import {
+  Fields,
+  RawMemo,
+  StringMemo,
+  escapes,
+  skimObject,
+  type KeyCheck,
+  type Nested,
+  type NestedCounts,
+} from '../../../src/sources/local/jsonSkim.ts';
+import { USAGE_COUNT_NAMES } from '../../../src/sources/local/claudeCodeScan.ts';
+import { TOTAL_COUNT_NAMES } from '../../../src/sources/local/codexScan.ts';
+import { kernel } from '../../../src/sources/local/skimKernel.ts';
+import { corpus } from './corpus.ts';
+import {
+  byteEdit,
+  damage,
+  fc,
+  fuzz,
+  hostileString,
+  jsonish,
+  mutate,
+  mutation,
+  rawBytes,
+} from './support.ts';
+
+const { claude, codex } = corpus();
+const allLines = [...claude.lines, ...codex.lines];
+const allRecords = [...claude.records, ...codex.records];
+
+/** One line of bytes (no newline): valid JSON, a mutated record, damaged or raw bytes. */
+const lineBytes: fc.Arbitrary<Buffer> = fc.oneof(
+  { weight: 2, arbitrary: jsonish.map((v) => Buffer.from(JSON.stringify(v) ?? 'null')) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...allRecords), fc.array(mutation, { minLength: 1, maxLength: 3 }))
+      .map(([r, m]) => Buffer.from(JSON.stringify(mutate(r, m)) ?? 'null')),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...allLines), fc.array(byteEdit, { minLength: 1, maxLength: 3 }))
+      .map(([line, edits]) => damage(Buffer.from(line), edits)),
+  },
+  { weight: 1, arbitrary: rawBytes },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.nat({ max: 3000 }), fc.constantFrom('[', '{"a":'), fc.boolean())
+      .map(([depth, open, closed]) => {
+        const close = open === '[' ? ']' : '}';
+        return Buffer.from(open.repeat(depth) + '1' + (closed ? close.repeat(depth) : ''));
+      }),
+  },
+);
+
+function parses(buf: Buffer): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(buf.toString('utf8')) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** A visitor that ignores every value (for the verdict alone). */
+const NO_VISITOR = { value(): void {} };
+
+describe('fuzz: JSON scanner (transcript index)', () => {
+  for (const adapter of [claudeCodeFormat, codexFormat]) {
+    test(`scanner + ${adapter.format} record index: JSON.parse's verdict, never a throw`, (t) => {
+      const scanner = new JsonScanner(adapter.keys);
+      fuzz(t, `jsonScanner/${adapter.format}`, lineBytes, (buf) => {
+        scanner.reset();
+        const status = scanner.feed(buf, 0, buf.length, NO_VISITOR);
+        const expected = parses(buf);
+        if (status === SCAN_DONE) {
+          assert.ok(expected.ok, 'the scanner accepted what JSON.parse rejects');
+        } else if (scanner.error !== 'nesting too deep') {
+          assert.ok(!expected.ok, `the scanner said ${status} (${scanner.error}) to valid JSON`);
+        }
+        // The same line through the record index: the format's collector plans it.
+        const index = new RecordIndex(adapter);
+        index.line(buf, 0, buf.length, 0);
+        if (status === SCAN_DONE) {
+          assert.equal(index.recordCount, 1);
+          assert.equal(index.errorRecords.length, 0);
+          const rows = index.rows.at(0);
+          assert.ok(Number.isInteger(rows) && rows >= 0, `rows ${rows}`);
+        } else if (status === SCAN_ERROR) {
+          assert.equal(index.errorRecords.length, 1);
+        } else {
+          assert.equal(index.recordCount, 0);
+        }
+      });
+    });
+  }
+
+  test('a value pretty-printed over many lines scans like the one-line form', (t) => {
+    const scanner = new JsonScanner(claudeCodeFormat.keys);
+    fuzz(
+      t,
+      'jsonScanner/multi-line',
+      fc.oneof(
+        jsonish,
+        fc
+          .tuple(fc.constantFrom(...allRecords), fc.array(mutation, { maxLength: 2 }))
+          .map(([r, m]) => mutate(r, m)),
+      ),
+      (value) => {
+        const text = JSON.stringify(value, null, 2);
+        if (text === undefined) return;
+        scanner.reset();
+        const index = new RecordIndex(claudeCodeFormat);
+        const lines = text.split('\n');
+        let status = SCAN_MORE;
+        for (const [i, line] of lines.entries()) {
+          assert.equal(status, SCAN_MORE, `done before line ${i + 1} of ${lines.length}`);
+          const buf = Buffer.from(line);
+          status = scanner.feed(buf, 0, buf.length, NO_VISITOR);
+          index.line(buf, 0, buf.length, i);
+          if (scanner.error === 'nesting too deep') return;
+        }
+        assert.equal(status, SCAN_DONE, scanner.error);
+        // The record index reads the same lines as one record.
+        assert.equal(index.recordCount, 1);
+        assert.equal(index.errorRecords.length, 0);
+        assert.equal(index.lastLine.at(0), lines.length - 1);
+      },
+    );
+  });
+});
+
+// ── The skim (local scanners) ────────────────────────────────────────────────────────
+
+const PLAIN_KEY = /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/;
+
+function claudeDescent(): Nested {
+  const counts: NestedCounts = {
+    names: USAGE_COUNT_NAMES,
+    read: false,
+    inner: false,
+    values: [0, 0, 0, 0, 0, 0, 0, 0],
+  };
+  const keyCheck: KeyCheck = { field: 'toolUseResult', key: 'agentId', answer: undefined };
+  return {
+    key: 'message',
+    out: new Fields(),
+    elementsOf: 'content',
+    elements: [],
+    elementFields: [],
+    counts,
+    keyCheck,
+  };
+}
+
+function codexDescent(): Nested {
+  const counts: NestedCounts = {
+    names: TOTAL_COUNT_NAMES,
+    read: false,
+    inner: false,
+    values: [0, 0, 0, 0, 0, 0, 0, 0],
+  };
+  return { key: 'payload', out: new Fields(), counts };
+}
+
+/** Everything a skim found, in plain numbers (for comparing the two walks). */
+function outcome(buf: Buffer, nested: Nested | undefined) {
+  const out = new Fields();
+  escapes.surrogate = false;
+  const ok = skimObject(buf, 0, buf.length, out, nested);
+  if (!ok) return { ok };
+  return {
+    ok,
+    surrogate: escapes.surrogate,
+    fields: out.quads(),
+    range: [out.start, out.end],
+    nested: nested?.out.ok ? [...nested.out.quads(), nested.out.start, nested.out.end] : [],
+    elements: nested?.elements?.slice(0, (nested.elementCount ?? 0) * 2) ?? [],
+    elementFields: (nested?.elementFields ?? [])
+      .slice(0, nested?.elementCount ?? 0)
+      .map((f) => (f.ok ? [...f.quads(), f.start, f.end] : [])),
+  };
+}
+
+/** Every accessor of Fields on every key: none may throw but parse (SyntaxError only). */
+function readAll(f: Fields, keys: Iterable<string>): void {
+  const raw = new RawMemo();
+  const memo = new StringMemo();
+  for (const key of keys) {
+    f.has(key);
+    f.range(key);
+    f.str(key);
+    f.strMemo(key, memo);
+    f.isoMs(key);
+    f.bool(key);
+    f.num(key);
+    f.changed(key, raw, 0);
+    try {
+      f.parse(key);
+    } catch (error) {
+      assert.ok(error instanceof SyntaxError, String(error));
+    }
+  }
+  f.numbers([...keys].slice(0, 8), []);
+  try {
+    f.parseAll();
+  } catch (error) {
+    assert.ok(error instanceof SyntaxError, String(error));
+  }
+}
+
+const KEYS_READ = [
+  'type',
+  'timestamp',
+  'message',
+  'content',
+  'usage',
+  'id',
+  'payload',
+  'input_tokens',
+  'a',
+  '',
+];
+
+describe('fuzz: structural skim (local scanners)', () => {
+  test('on valid objects the skim reports exactly JSON.parse’s fields; never a throw', (t) => {
+    const f = new Fields();
+    fuzz(
+      t,
+      'jsonSkim/fields',
+      fc.oneof(
+        lineBytes,
+        lineBytes.map((b) => Buffer.concat([Buffer.from(' \t'), b, Buffer.from('\r ')])),
+      ),
+      (buf) => {
+        const ok = skimObject(buf, 0, buf.length, f);
+        const expected = parses(buf);
+        const value = expected.ok ? expected.value : undefined;
+        const isObject = !!value && typeof value === 'object' && !Array.isArray(value);
+        if (isObject) assert.ok(ok, 'the skim rejected a valid object');
+        if (!ok) return;
+        const keys = new Set([...KEYS_READ, ...(isObject ? Object.keys(value) : [])]);
+        readAll(f, keys);
+        if (!isObject) return;
+        for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+          // The skim matches keys byte for byte: plain ASCII keys only (real keys are).
+          if (!PLAIN_KEY.test(key) || !buf.includes(`"${key}"`)) continue;
+          // Compared as text: deepEqual recurses too deep for the deeply nested values.
+          assert.equal(JSON.stringify(f.parse(key)), JSON.stringify(v), `field ${key}`);
+          if (typeof v === 'string') assert.equal(f.str(key), v);
+        }
+      },
+    );
+  });
+
+  test('WebAssembly kernel and JS walk: same verdict, fields, nesting and elements', (t) => {
+    t.diagnostic(kernel ? 'kernel loaded' : 'no kernel here: JS walk compared with itself');
+    fuzz(
+      t,
+      'jsonSkim/kernel-vs-js',
+      fc.tuple(lineBytes, fc.constantFrom('none', 'claude', 'codex')),
+      ([bytes, descent]) => {
+        const make = () =>
+          descent === 'claude' ? claudeDescent() : descent === 'codex' ? codexDescent() : undefined;
+        const js = outcome(Buffer.from(bytes), make());
+        const loaded = kernel ? kernel.load(bytes) : Buffer.from(bytes);
+        const nested = make();
+        const wasm = outcome(loaded, nested);
+        assert.deepEqual(wasm, js);
+        if (wasm.ok) {
+          const f = new Fields();
+          skimObject(loaded, 0, loaded.length, f, make());
+          readAll(f, KEYS_READ);
+        }
+      },
+    );
+  });
+
+  test('strings of hostile text decode as JSON.parse decodes them', (t) => {
+    const f = new Fields();
+    fuzz(
+      t,
+      'jsonSkim/strings',
+      hostileString.filter((s) => s.length < 70_000),
+      (s) => {
+        const buf = Buffer.from(JSON.stringify({ a: s, b: [s], c: 1 }));
+        for (const b of [buf, kernel ? kernel.load(buf) : buf]) {
+          assert.ok(skimObject(b, 0, b.length, f));
+          assert.equal(f.str('a'), JSON.parse(JSON.stringify(s)));
+          assert.deepEqual(f.parse('b'), [JSON.parse(JSON.stringify(s))]);
+          assert.equal(f.num('c'), 1);
+        }
+      },
+    );
+  });
+});
