@@ -238,6 +238,10 @@ export class McpSource implements SessionSource, SessionCompletion, ManualTasks 
       } catch (error) {
         if (isBackendError(error) && (error.kind === 'unauthorized' || error.kind === 'canceled'))
           throw error;
+        // The count shows "+?" for it; the log says which session and why.
+        this.options.log.warn(
+          `${this.config.label}: describe_session ${session.id} failed, its manual tasks are unknown: ${isBackendError(error) ? error.kind : 'error'}`,
+        );
         return { ...session, waitingUnknown: true };
       }
     });
