@@ -366,8 +366,10 @@ try {
     await waiting.waitFor({ timeout: 30_000 });
     if ((await waiting.getAttribute('aria-expanded')) !== 'true') await waiting.click();
     // Look through the waiting sessions for a task whose body is HTML (ViewHTML).
+    // Only the rows of the waiting group (the group's label ends with its count).
+    const waitingCount = Number(/(\d+)\s*$/.exec(await waiting.innerText())?.[1] ?? 0);
     let found = false;
-    for (let i = 0; i < 6 && !found; i++) {
+    for (let i = 0; i < Math.min(waitingCount, 6) && !found; i++) {
       await page.locator('.part.sidebar .monaco-list-row[aria-level="3"]').nth(i).click();
       const panel = page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
       await panel
