@@ -4,7 +4,8 @@ import { startReferenceBackend } from './server.ts';
 
 const USAGE =
   'usage: node src/demo/cli.ts --port <port> [--token <token>] [--seed <n>] [--url-ttl <seconds>] ' +
-  '[--large-mb <n>] [--now <iso>] [--monitoring-disabled] [--legacy-itential]';
+  '[--large-mb <n>] [--now <iso>] [--monitoring-disabled] [--legacy-itential] ' +
+  '[--hostile [--canary-url <url>]]';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -31,6 +32,8 @@ async function main(): Promise<void> {
         now: { type: 'string' },
         'monitoring-disabled': { type: 'boolean' },
         'legacy-itential': { type: 'boolean' },
+        hostile: { type: 'boolean' },
+        'canary-url': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -45,6 +48,12 @@ async function main(): Promise<void> {
   const now = values.now === undefined ? undefined : new Date(values.now);
   if (now && Number.isNaN(now.getTime())) fail('--now must be an ISO 8601 timestamp');
   const largeMb = integer(values['large-mb'], 'large-mb', 1);
+  const canaryUrl = values['canary-url'];
+  if (canaryUrl !== undefined) {
+    if (!values.hostile) fail('--canary-url needs --hostile');
+    if (!/^https?:\/\/[^/?#]+\/?$/.test(canaryUrl))
+      fail('--canary-url must be http(s)://host[:port]');
+  }
   const backend = await startReferenceBackend({
     port: integer(values.port, 'port', 0) ?? 0,
     ...(values.token === undefined ? {} : { token: values.token }),
@@ -56,6 +65,8 @@ async function main(): Promise<void> {
     ...(now ? { now } : {}),
     monitoringEnabled: !values['monitoring-disabled'],
     legacyItentialShape: values['legacy-itential'] === true,
+    hostile: values.hostile === true,
+    ...(canaryUrl === undefined ? {} : { canaryUrl }),
   });
   let stopping = false;
   const stop = () => {
@@ -70,6 +81,11 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
   // Announce only once a signal can stop the server cleanly.
   process.stdout.write(`listening on ${backend.url}\n`);
+  if (backend.hostile) {
+    process.stdout.write(
+      `hostile data: ${backend.hostile.payloads.length} payloads, URLs point at ${backend.hostile.canaryUrl}\n`,
+    );
+  }
   if (values.token === undefined) process.stdout.write(`token: ${backend.token}\n`);
 }
 

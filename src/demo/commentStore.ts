@@ -1,5 +1,6 @@
 import { buildComments, type TraceComment } from './data/comments.ts';
 import type { ClosedloopSession } from './data/closedloopSessions.ts';
+import type { HostileCorpus } from './data/hostile.ts';
 import type { Dataset } from './dataset.ts';
 import { SeededRandom } from './random.ts';
 import type { TranscriptStore } from './transcriptFiles.ts';
@@ -13,9 +14,12 @@ export class CommentStore {
   private readonly transcripts: TranscriptStore;
   private readonly cache = new Map<string, Promise<readonly TraceComment[]>>();
 
-  constructor(dataset: Dataset, transcripts: TranscriptStore) {
+  private readonly hostile: HostileCorpus | undefined;
+
+  constructor(dataset: Dataset, transcripts: TranscriptStore, hostile?: HostileCorpus) {
     this.dataset = dataset;
     this.transcripts = transcripts;
+    this.hostile = hostile;
   }
 
   comments(session: ClosedloopSession): Promise<readonly TraceComment[]> {
@@ -34,7 +38,17 @@ export class CommentStore {
     const text = await this.transcripts.mainTranscriptText(session);
     if (text === null) return [];
     const rng = new SeededRandom(this.dataset.seed).fork(`comments:${session.id}`);
-    const comments = buildComments(session, text, this.dataset.people, rng, count);
+    const built = buildComments(session, text, this.dataset.people, rng, count);
+    const hostile = this.hostile;
+    // Hostile mode: bodies are payloads too (anchors and names already are: they come
+    // from the hostile transcript and users).
+    const comments = hostile
+      ? built.map((c) => ({
+          ...c,
+          body: hostile.keyed('comment.body', c.id),
+          replies: c.replies.map((r) => ({ ...r, body: hostile.keyed('comment.reply', r.id) })),
+        }))
+      : built;
     return comments.sort(
       (a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id),
     );

@@ -20,6 +20,12 @@ import { pipeline } from 'node:stream/promises';
 import { defaultEpoch, DemoClock } from './clock.ts';
 import { CommentStore } from './commentStore.ts';
 import type { AgentsFixtures } from './data/agents.ts';
+import {
+  HostileCorpus,
+  makeHostile,
+  type HostileFixtures,
+  type HostileReport,
+} from './data/hostile.ts';
 import type { ItentialFixtures } from './data/itential.ts';
 import { buildDataset, type ClosedloopFixtures } from './dataset.ts';
 import { Downloads } from './files/downloads.ts';
@@ -68,6 +74,14 @@ export interface ReferenceBackendOptions {
   readonly monitoringEnabled?: boolean;
   /** Itential tools answer with the older `messages[]` shape. */
   readonly legacyItentialShape?: boolean;
+  /**
+   * Hostile data mode: an injection payload in every text field served (names, users,
+   * repositories, branches, models, harnesses, comments, manual tasks, instructions,
+   * transcripts, events, error messages, usage dimensions); see data/hostile.ts.
+   */
+  readonly hostile?: boolean;
+  /** Hostile mode: the base URL the payloads' URLs point at (default: a port nothing answers). */
+  readonly canaryUrl?: string;
   /** Test hook (fault injection); see RequestInterceptor. */
   readonly interceptor?: RequestInterceptor;
 }
@@ -97,6 +111,8 @@ export interface ReferenceBackend {
   readonly state: BackendStateView;
   /** Ids of records that demonstrate one behaviour each. */
   readonly fixtures: ReferenceBackendFixtures;
+  /** Hostile data mode only: the corpus, where it was placed, and its own fixtures. */
+  readonly hostile: (HostileReport & { readonly fixtures: HostileFixtures }) | undefined;
   setMonitoringEnabled(enabled: boolean): void;
   /**
    * A reporting session's agent starts (true) or stops (false) waiting for input, as a
@@ -185,6 +201,8 @@ export async function startReferenceBackend(
   const now = options.now ?? defaultEpoch();
   const token = options.token ?? `sk_live_demo_${randomBytes(18).toString('base64url')}`;
   const dataset = buildDataset({ seed, now });
+  const corpus = options.hostile ? new HostileCorpus(seed, options.canaryUrl) : undefined;
+  const hostileFixtures = corpus ? makeHostile(dataset, corpus) : undefined;
   const clock = new DemoClock(now);
   const state = new BackendState(dataset, {
     monitoringEnabled: options.monitoringEnabled ?? true,
@@ -192,6 +210,9 @@ export async function startReferenceBackend(
   });
   const transcripts = new TranscriptStore(dataset, {
     largeBytes: options.largeTranscriptBytes ?? DEFAULT_LARGE_TRANSCRIPT_BYTES,
+    ...(corpus && hostileFixtures
+      ? { hostile: { corpus, hugeIn: hostileFixtures.hugeTranscript } }
+      : {}),
   });
   const signer = new UrlSigner(options.urlTtlSeconds ?? DEFAULT_URL_TTL_SECONDS);
   let baseUrl = '';
@@ -200,12 +221,13 @@ export async function startReferenceBackend(
     state,
     clock,
     transcripts,
-    comments: new CommentStore(dataset, transcripts),
+    comments: new CommentStore(dataset, transcripts, corpus),
     signer,
     baseUrl: () => baseUrl,
+    hostile: corpus,
   };
   const mcp = new McpEndpoint(ctx, token);
-  const rest = new AgentsApi({ data: dataset.agents, state, clock, token });
+  const rest = new AgentsApi({ data: dataset.agents, state, clock, token, hostile: corpus });
   const downloads = new Downloads(signer, dataset, transcripts);
 
   const route = async (req: InterceptedRequest, signal: AbortSignal): Promise<BackendResponse> => {
@@ -324,6 +346,15 @@ export async function startReferenceBackend(
       itential: dataset.itential.fixtures,
       agents: dataset.agents.fixtures,
     },
+    hostile:
+      corpus && hostileFixtures
+        ? {
+            canaryUrl: corpus.canaryUrl,
+            payloads: corpus.payloads,
+            placements: () => corpus.placements(),
+            fixtures: hostileFixtures,
+          }
+        : undefined,
     setMonitoringEnabled(enabled: boolean) {
       state.monitoringEnabled = enabled;
     },

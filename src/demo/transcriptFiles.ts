@@ -10,12 +10,14 @@ import {
   type Availability,
   type TranscriptPlan,
 } from './data/transcriptPlan.ts';
+import { TRANSCRIPT_PAYLOAD_MAX, type HostileCorpus } from './data/hostile.ts';
 import type { Dataset } from './dataset.ts';
 import {
   generateClaudeCodeTranscript,
   generateCodexTranscript,
   writeLargeClaudeCodeTranscript,
 } from './transcripts/index.ts';
+import { hostileTranscript } from './transcripts/hostile.ts';
 
 /** One archived transcript file as the archive knows it. */
 export interface ArchivedFile {
@@ -45,6 +47,8 @@ export type FileContent =
 export interface TranscriptStoreOptions {
   /** Size of the one large transcript (bytes). */
   readonly largeBytes: number;
+  /** Hostile data mode: payloads in every text of every file; the 1 MB one in `hugeIn`'s main file. */
+  readonly hostile?: { readonly corpus: HostileCorpus; readonly hugeIn: string };
 }
 
 function bytesContent(text: string): FileContent {
@@ -179,6 +183,26 @@ export class TranscriptStore {
     };
   }
 
+  /** The file's text as served: the generated text, or in hostile mode with payloads in it. */
+  private served(session: ClosedloopSession, fileKey: string, text: string): FileContent {
+    const hostile = this.options.hostile;
+    if (!hostile) return bytesContent(text);
+    const corpus = hostile.corpus;
+    // The long payloads go in one file (with the 1 MB one), so downloads stay small.
+    const carriesLong = fileKey === 'main' && session.id === hostile.hugeIn;
+    return bytesContent(
+      hostileTranscript(text, {
+        payload: (key, original) =>
+          corpus.keyed(
+            `transcript.${key}`,
+            `${session.id}|${fileKey}|${original}`,
+            carriesLong ? Infinity : TRANSCRIPT_PAYLOAD_MAX,
+          ),
+        ...(carriesLong ? { first: corpus.payloads[0] } : {}),
+      }),
+    );
+  }
+
   private async generate(session: ClosedloopSession): Promise<ArchivedFile[]> {
     const plan = this.plan(session);
     const base = {
@@ -218,7 +242,7 @@ export class TranscriptStore {
         compaction: plan.compaction,
         legacy: plan.legacyCodex,
       });
-      return [this.describe(session, 'main', plan.main, bytesContent(text))];
+      return [this.describe(session, 'main', plan.main, this.served(session, 'main', text))];
     }
     const generated = generateClaudeCodeTranscript({
       ...base,
@@ -228,12 +252,15 @@ export class TranscriptStore {
       gitBranch: session.gitBranch,
       quirks: plan.quirks,
     });
-    const files = [this.describe(session, 'main', plan.main, bytesContent(generated.main))];
+    const files = [
+      this.describe(session, 'main', plan.main, this.served(session, 'main', generated.main)),
+    ];
     if (listsSubagents(plan)) {
       generated.subagents.forEach((sub, i) => {
         const state = plan.subagentStates[i] ?? 'available';
+        const fileKey = `subagent:${sub.fileId}`;
         files.push(
-          this.describe(session, `subagent:${sub.fileId}`, state, bytesContent(sub.content)),
+          this.describe(session, fileKey, state, this.served(session, fileKey, sub.content)),
         );
       });
     }

@@ -70,6 +70,8 @@ export function registerComments(server: McpServer, ctx: ToolContext): void {
       }
       const found = findSessionById(ctx, sessionId!);
       if (!found.ok) return found.error;
+      const failure = ctx.hostile?.errorFor('comments', found.session.id);
+      if (failure !== undefined) return errorResult(500, 'internal_error', failure);
       const all = await ctx.comments.comments(found.session);
       const matching = all.filter((c) => args.status === undefined || c.status === args.status);
       const offset = args.offset ?? 0;

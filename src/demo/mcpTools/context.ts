@@ -1,5 +1,6 @@
 import type { DemoClock } from '../clock.ts';
 import type { CommentStore } from '../commentStore.ts';
+import type { HostileCorpus } from '../data/hostile.ts';
 import type { Dataset } from '../dataset.ts';
 import type { UrlSigner } from '../files/signedUrls.ts';
 import type { BackendState } from '../state.ts';
@@ -15,4 +16,6 @@ export interface ToolContext {
   readonly signer: UrlSigner;
   /** http://127.0.0.1:PORT, known once the server listens. */
   readonly baseUrl: () => string;
+  /** Hostile data mode: some detail requests fail with a payload as their message. */
+  readonly hostile?: HostileCorpus | undefined;
 }

@@ -55,9 +55,11 @@ export function registerItentialManualTasks(server: McpServer, ctx: ToolContext)
     },
     ({ work_item_id }) => {
       const task = find(ctx, work_item_id);
-      return task
+      if (!task) return errorResult(404, 'not_found', `Manual task ${work_item_id} was not found`);
+      const failure = ctx.hostile?.errorFor('describe_manual_task', task.work_item_id);
+      return failure === undefined
         ? okResult(detail(task))
-        : errorResult(404, 'not_found', `Manual task ${work_item_id} was not found`);
+        : errorResult(500, 'internal_error', failure);
     },
   );
 

@@ -152,7 +152,10 @@ export function registerItentialSessions(server: McpServer, ctx: ToolContext): v
     },
     ({ session_id }) => {
       const session = find(ctx, session_id);
-      return session ? okResult(describeSession(ctx, session)) : notFound(session_id);
+      if (!session) return notFound(session_id);
+      const failure = ctx.hostile?.errorFor('describe_session', session.session_id);
+      if (failure !== undefined) return errorResult(500, 'internal_error', failure);
+      return okResult(describeSession(ctx, session));
     },
   );
 

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { hasUrl } from '../data/transcriptPlan.ts';
 import { findSessionById, iso, monitoringError } from './closedloopQuery.ts';
 import type { ToolContext } from './context.ts';
-import { okResult, READ_ONLY } from './results.ts';
+import { errorResult, okResult, READ_ONLY } from './results.ts';
 
 export function registerTranscript(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
@@ -25,6 +25,8 @@ export function registerTranscript(server: McpServer, ctx: ToolContext): void {
       if (denied) return denied;
       const found = findSessionById(ctx, sessionId);
       if (!found.ok) return found.error;
+      const failure = ctx.hostile?.errorFor('transcript', found.session.id);
+      if (failure !== undefined) return errorResult(500, 'internal_error', failure);
       const files = await ctx.transcripts.files(found.session);
       return okResult({
         sessionId: found.session.id,

@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DemoClock } from '../clock.ts';
 import type { AgentEvent, AgentSession, AgentsData, StoredAgentEvent } from '../data/agents.ts';
 import { jsonResponse, type BackendResponse, type InterceptedRequest } from '../http.ts';
+import type { HostileCorpus } from '../data/hostile.ts';
 import type { BackendState } from '../state.ts';
 import { restError } from './errors.ts';
 import { page, pageRequest } from './paging.ts';
@@ -14,6 +15,8 @@ export interface AgentsApiDeps {
   readonly state: BackendState;
   readonly clock: DemoClock;
   readonly token: string;
+  /** Hostile data mode: some sessions' event listings fail with a payload as their message. */
+  readonly hostile?: HostileCorpus | undefined;
 }
 
 function authorized(req: InterceptedRequest, token: string): boolean {
@@ -77,6 +80,8 @@ export class AgentsApi {
     if (parts.length === 5) return this.only(req, 'GET') ?? jsonResponse(200, session);
     if (parts[5] === 'events') {
       if (req.method === 'POST') return this.postEvent(req, session, events, signal);
+      const failure = this.deps.hostile?.errorFor('events', `${agent.key}/${session.key}`);
+      if (failure !== undefined && req.method === 'GET') return restError(500, failure);
       return this.only(req, 'GET') ?? this.listEvents(session, events, params);
     }
     if (parts[5] === 'outstanding_client_tool_calls') {
