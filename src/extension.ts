@@ -86,6 +86,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     localPrices: readLocalPrices,
     localFolders: readLocalFolders,
     onPriceProblems: (lines) => void warnPriceProblems(lines),
+    storageDir: context.globalStorageUri.fsPath,
   });
   const store = new SessionStore({
     createSource,

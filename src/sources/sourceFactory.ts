@@ -32,6 +32,11 @@ export interface SourceFactoryDeps {
   localFolders?: () => unknown;
   /** Told once per distinct set of ignored price entries (one line per entry). */
   onPriceProblems?: (lines: string[]) => void;
+  /**
+   * The extension's global storage folder: local connections keep their scan index there,
+   * shared by every window (see src/sources/local/persistedIndex.ts).
+   */
+  storageDir?: string;
 }
 
 /** Builds the adapter for a connection's kind. */
@@ -79,6 +84,9 @@ export function createSourceFactory(
         // extension host's (see parallelScan.ts).
         scanWorker: path.join(deps.extensionPath, 'dist', 'scanWorker.cjs'),
         scanHelpers: 'processes',
+        ...(deps.storageDir && {
+          persist: { dir: path.join(deps.storageDir, 'local-index'), version: deps.version },
+        }),
         // What it logs (a failed scan helper, a model without a price) is worded in the
         // lazily loaded bundle.
         log: deps.log,

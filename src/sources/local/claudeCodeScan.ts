@@ -27,6 +27,7 @@ import {
 } from '../../domain/transcript/normalize/claudeCodeSignals.ts';
 import { JsonlScanner, type StatusReplay } from './jsonlScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
+import { copyFacts, type ClaudeCodeScannerState } from './scannerState.ts';
 import { mergeCounts, mergeUsage, usageRecord } from './usageRecord.ts';
 import { asksUser, cleanTitle, count, firstText } from './text.ts';
 import type {
@@ -107,8 +108,8 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private readonly times = new EntryTimes();
   private readonly modelOrder: string[] = [];
   private readonly modelCounts = new Map<string, number>();
-  private readonly usage = new Map<string, UsageRecord>();
-  private readonly copies = new Map<string, UsageRecord>();
+  private usage = new Map<string, UsageRecord>();
+  private copies = new Map<string, UsageRecord>();
   private readonly links = new Map<string, SubagentLink>();
   /** Tool calls without a result: id → tool name. */
   private pendingTools = new Map<string, string>();
@@ -668,6 +669,69 @@ export class ClaudeCodeScanner extends JsonlScanner {
     ) {
       this.last.kind = 'turn-end';
     }
+  }
+
+  /**
+   * The state at rest (after finish and the status pass), as plain data; usage records
+   * are the summary's (see scannerState.ts).
+   */
+  saveState(): ClaudeCodeScannerState {
+    const s: ClaudeCodeScannerState = {
+      harness: 'claude-code',
+      base: this.saveBase(),
+      role: this.role,
+      times: this.times.save(),
+      models: this.modelOrder.map((m) => [m, this.modelCounts.get(m) ?? 0]),
+      links: [...this.links.values()].map((l) => ({ ...l })),
+      pendingTools: [...this.pendingTools],
+      last: copyFacts(this.last),
+      substantive: this.substantive,
+    };
+    if (this.sessionId !== undefined) s.sessionId = this.sessionId;
+    if (this.agentId !== undefined) s.agentId = this.agentId;
+    if (this.cwd !== undefined) s.cwd = this.cwd;
+    if (this.gitBranch !== undefined) s.gitBranch = this.gitBranch;
+    if (this.version !== undefined) s.version = this.version;
+    if (this.title !== undefined) s.title = this.title;
+    if (this.summaryTitle !== undefined) s.summaryTitle = this.summaryTitle;
+    if (this.customTitle !== undefined) s.customTitle = this.customTitle;
+    if (this.aiTitle !== undefined) s.aiTitle = this.aiTitle;
+    return s;
+  }
+
+  /**
+   * A scanner that continues where the one that saved `state` stopped, holding `usage` and
+   * `copies` (its records; kept, not copied).
+   */
+  static resume(
+    path: string,
+    state: ClaudeCodeScannerState,
+    usage: Map<string, UsageRecord>,
+    copies: Map<string, UsageRecord>,
+  ): ClaudeCodeScanner {
+    const scanner = new ClaudeCodeScanner(path, { role: state.role });
+    scanner.restoreBase(state.base);
+    scanner.sessionId = state.sessionId;
+    scanner.agentId = state.agentId;
+    scanner.cwd = state.cwd;
+    scanner.gitBranch = state.gitBranch;
+    scanner.version = state.version;
+    scanner.title = state.title;
+    scanner.summaryTitle = state.summaryTitle;
+    scanner.customTitle = state.customTitle;
+    scanner.aiTitle = state.aiTitle;
+    scanner.times.restore(state.times);
+    for (const [model, n] of state.models) {
+      scanner.modelOrder.push(model);
+      scanner.modelCounts.set(model, n);
+    }
+    scanner.usage = usage;
+    scanner.copies = copies;
+    for (const l of state.links) scanner.links.set(l.agentId, { ...l });
+    scanner.pendingTools = new Map(state.pendingTools);
+    scanner.last = copyFacts(state.last);
+    scanner.substantive = state.substantive;
+    return scanner;
   }
 
   summary(): FileSummary {

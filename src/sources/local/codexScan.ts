@@ -22,6 +22,7 @@ import {
 } from '../../domain/transcript/normalize/codexSignals.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
+import { copyFacts, type CodexScannerState } from './scannerState.ts';
 import { asksUser, cleanTitle, count, firstText, repositoryFromRemote } from './text.ts';
 import type { FileSummary, LastEntryFacts, LastEntryKind, UsageRecord } from './types.ts';
 import { usageRecord } from './usageRecord.ts';
@@ -87,7 +88,7 @@ export class CodexScanner extends JsonlScanner {
   private readonly times = new EntryTimes();
   private readonly modelOrder: string[] = [];
   private readonly modelCounts = new Map<string, number>();
-  private readonly usage = new Map<string, UsageRecord>();
+  private usage = new Map<string, UsageRecord>();
   private prevTotal: Totals | undefined;
   private sawTokenCount = false;
   /** Pre-Sept-2025 format (no envelope): no token counts to expect. */
@@ -411,6 +412,61 @@ export class CodexScanner extends JsonlScanner {
       output: count(t.output_tokens),
       reasoning: count(t.reasoning_output_tokens),
     };
+  }
+
+  /** The state at rest, as plain data; usage records are the summary's (scannerState.ts). */
+  saveState(): CodexScannerState {
+    const s: CodexScannerState = {
+      harness: 'codex',
+      base: this.saveBase(),
+      times: this.times.save(),
+      models: this.modelOrder.map((m) => [m, this.modelCounts.get(m) ?? 0]),
+      sawTokenCount: this.sawTokenCount,
+      legacy: this.legacy,
+      pendingCalls: [...this.pendingCalls].map(([id, c]) => [id, { ...c }]),
+      last: copyFacts(this.last),
+      substantive: this.substantive,
+    };
+    if (this.sessionId !== undefined) s.sessionId = this.sessionId;
+    if (this.cwd !== undefined) s.cwd = this.cwd;
+    if (this.gitBranch !== undefined) s.gitBranch = this.gitBranch;
+    if (this.gitRemote !== undefined) s.gitRemote = this.gitRemote;
+    if (this.version !== undefined) s.version = this.version;
+    if (this.model !== undefined) s.model = this.model;
+    if (this.approvalPolicy !== undefined) s.approvalPolicy = this.approvalPolicy;
+    if (this.title !== undefined) s.title = this.title;
+    if (this.prevTotal) s.prevTotal = { ...this.prevTotal };
+    return s;
+  }
+
+  /** A scanner that continues where the one that saved `state` stopped, holding `usage`. */
+  static resume(
+    path: string,
+    state: CodexScannerState,
+    usage: Map<string, UsageRecord>,
+  ): CodexScanner {
+    const scanner = new CodexScanner(path, state.sessionId);
+    scanner.restoreBase(state.base);
+    scanner.cwd = state.cwd;
+    scanner.gitBranch = state.gitBranch;
+    scanner.gitRemote = state.gitRemote;
+    scanner.version = state.version;
+    scanner.model = state.model;
+    scanner.approvalPolicy = state.approvalPolicy;
+    scanner.title = state.title;
+    scanner.times.restore(state.times);
+    for (const [model, n] of state.models) {
+      scanner.modelOrder.push(model);
+      scanner.modelCounts.set(model, n);
+    }
+    scanner.usage = usage;
+    scanner.prevTotal = state.prevTotal ? { ...state.prevTotal } : undefined;
+    scanner.sawTokenCount = state.sawTokenCount;
+    scanner.legacy = state.legacy;
+    for (const [id, c] of state.pendingCalls) scanner.pendingCalls.set(id, { ...c });
+    scanner.last = copyFacts(state.last);
+    scanner.substantive = state.substantive;
+    return scanner;
   }
 
   summary(): FileSummary {

@@ -5,6 +5,7 @@
  * summary; any other form keeps its text as written.
  */
 import type { Fields } from './jsonSkim.ts';
+import { nullable, orNaN, type EntryTimesState } from './scannerState.ts';
 import { timeText } from './text.ts';
 import type { FileSummary } from './types.ts';
 
@@ -66,6 +67,32 @@ export class EntryTimes {
   decidingFrom(other: EntryTimes): void {
     this.decidingMs = other.decidingMs;
     this.decidingText = other.decidingText;
+  }
+
+  /** As plain data (see scannerState.ts). */
+  save(): EntryTimesState {
+    const s: EntryTimesState = {
+      firstMs: nullable(this.firstMs),
+      lastMs: nullable(this.lastMs),
+      entryMs: nullable(this.entryMs),
+      decidingMs: nullable(this.decidingMs),
+    };
+    if (this.firstText !== undefined) s.firstText = this.firstText;
+    if (this.lastText !== undefined) s.lastText = this.lastText;
+    if (this.entryText !== undefined) s.entryText = this.entryText;
+    if (this.decidingText !== undefined) s.decidingText = this.decidingText;
+    return s;
+  }
+
+  restore(s: EntryTimesState): void {
+    this.firstMs = orNaN(s.firstMs);
+    this.lastMs = orNaN(s.lastMs);
+    this.entryMs = orNaN(s.entryMs);
+    this.decidingMs = orNaN(s.decidingMs);
+    this.firstText = s.firstText;
+    this.lastText = s.lastText;
+    this.entryText = s.entryText;
+    this.decidingText = s.decidingText;
   }
 
   /** A summary's first/last timestamps and its deciding entry's (`last.timestamp`). */

@@ -6,6 +6,7 @@
  */
 import { Fields, depthAfter, escapes, skimObject, type Nested } from './jsonSkim.ts';
 import { kernel } from './skimKernel.ts';
+import type { BaseScannerState } from './scannerState.ts';
 import type { LocalProblem } from './types.ts';
 
 const NEWLINE = 0x0a;
@@ -135,6 +136,49 @@ export abstract class JsonlScanner {
       this.pending = undefined;
       this.lineEnd = this.bytes;
       this.physicalLine(tail, 0, tail.length);
+    }
+  }
+
+  /** The line splitter's state at rest, as plain data (see scannerState.ts). */
+  protected saveBase(): BaseScannerState {
+    const s: BaseScannerState = {
+      lines: this.lines,
+      bytes: this.bytes,
+      lineEnd: this.lineEnd,
+      problems: this.problemList.map((p) => ({ ...p })),
+      droppedProblems: this.droppedProblems,
+      counted: [...this.counted].map(([key, c]) => [key, { ...c }]),
+    };
+    if (this.pending) s.pending = Uint8Array.from(this.pending);
+    const p = this.pretty;
+    if (p) {
+      s.pretty = {
+        startLine: p.startLine,
+        parts: p.parts.map((b) => Uint8Array.from(b)),
+        bytes: p.bytes,
+        depth: p.depth.depth,
+        inString: p.depth.inString,
+      };
+    }
+    return s;
+  }
+
+  /** Takes the state saveBase gave (of a scanner of the same file). */
+  protected restoreBase(s: BaseScannerState): void {
+    this.lines = s.lines;
+    this.bytes = s.bytes;
+    this.lineEnd = s.lineEnd;
+    this.problemList.push(...s.problems.map((p) => ({ ...p })));
+    this.droppedProblems = s.droppedProblems;
+    for (const [key, c] of s.counted) this.counted.set(key, { ...c });
+    if (s.pending && s.pending.length > 0) this.pending = Buffer.from(s.pending);
+    if (s.pretty) {
+      this.pretty = {
+        startLine: s.pretty.startLine,
+        parts: s.pretty.parts.map((b) => Buffer.from(b)),
+        bytes: s.pretty.bytes,
+        depth: { depth: s.pretty.depth, inString: s.pretty.inString },
+      };
     }
   }
 

@@ -1,7 +1,10 @@
 /**
  * One refreshable view of every local session: discovery, the per-file cache, subagent
  * metadata and the aggregation, run one refresh at a time (a scanner must never be fed by
- * two reads at once). Shared by LocalSource and scanUsage().
+ * two reads at once). Shared by LocalSource and scanUsage(). With `persist`, the cache is
+ * also kept on disk (persistedIndex.ts): a first refresh takes what any window saved, and
+ * when files nobody indexed are left, one window scans them under a lock while the
+ * others wait and read what it saved.
  */
 import { aggregate, setStatus, sortSessions, type LocalSession } from './aggregate.ts';
 import { stat } from 'node:fs/promises';
@@ -15,6 +18,7 @@ import {
   type RootReport,
 } from './discovery.ts';
 import { DEFAULT_STATUS_THRESHOLDS, type StatusThresholds } from './localStatus.ts';
+import { PersistedIndex, type PersistOptions } from './persistedIndex.ts';
 import { Pricing, type PriceTable } from './pricing.ts';
 import type { ScanHelpers } from './parallelScan.ts';
 import { ScanCache, type SubagentMeta } from './scanCache.ts';
@@ -38,7 +42,15 @@ export interface LocalIndexOptions extends LocalRootsOptions {
   scanHelpers?: ScanHelpers;
   /** A scan helper failed (its files were read on this thread instead). */
   onScanHelperFailure?: (error: Error) => void;
+  /** Keep the scan cache on disk, shared with other windows (see persistedIndex.ts). */
+  persist?: PersistOptions;
 }
+
+/**
+ * After the first refresh, files nobody indexed are scanned without taking the lock when
+ * they are fewer bytes than this (a new session file: cheaper to read than to wait for).
+ */
+const LOCK_MIN_BYTES = 8 << 20;
 
 export interface LocalSnapshot {
   /** Epoch ms of the refresh. */
@@ -55,6 +67,8 @@ export interface LocalSnapshot {
 export class LocalIndex {
   readonly cache: ScanCache;
   readonly pricing: Pricing;
+  /** The index on disk, when persisting (and this machine supports its format). */
+  readonly persisted: PersistedIndex | undefined;
   private readonly options: LocalIndexOptions;
   private readonly thresholds: StatusThresholds;
   private readonly now: () => number;
@@ -66,6 +80,14 @@ export class LocalIndex {
   /** A watcher saw a file created or deleted: the next refresh must list the folders. */
   private structureChanged = false;
   private discoveryProblems: LocalProblem[] = [];
+  /** Refreshes and saves of the index run one after another (see exclusive). */
+  private queue: Promise<unknown> = Promise.resolve();
+  private ranOnce = false;
+  /** cache.changes as of the last save (or load): the index is up to date while equal. */
+  private savedChanges = 0;
+  private saveTimer: NodeJS.Timeout | undefined;
+  private saveFailed = false;
+  private disposed = false;
 
   constructor(options: LocalIndexOptions = {}) {
     this.options = options;
@@ -88,6 +110,13 @@ export class LocalIndex {
     );
     this.thresholds = { ...DEFAULT_STATUS_THRESHOLDS, ...options.thresholds };
     this.now = options.now ?? Date.now;
+    this.persisted =
+      options.persist && PersistedIndex.supported()
+        ? new PersistedIndex(
+            options.persist,
+            this.roots().map((r) => `${r.harness}:${r.path}`),
+          )
+        : undefined;
   }
 
   /** The last completed refresh, if any. */
@@ -121,15 +150,26 @@ export class LocalIndex {
     if (this.last && maxAgeMs > 0 && this.now() - this.last.scannedAt < maxAgeMs) {
       return Promise.resolve(this.last);
     }
-    this.running ??= this.run().finally(() => {
+    this.running ??= this.exclusive(() => this.run()).finally(() => {
       this.running = undefined;
     });
     return signal ? abortable(this.running, signal) : this.running;
   }
 
+  /** Runs `task` after every refresh and save queued before it. */
+  private exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(task, task);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
   private async run(): Promise<LocalSnapshot> {
-    // A first scan's workers start while the folders are listed.
-    this.cache.startWorkers();
+    const persisted = this.persisted;
+    const first = !this.ranOnce;
+    this.ranOnce = true;
+    // A first scan's workers start while the folders are listed, unless a saved index is
+    // likely to leave them nothing to do.
+    if (!persisted || !first || !(await persisted.exists())) this.cache.startWorkers();
     let discovery: Awaited<ReturnType<typeof discoverLocalFiles>>;
     try {
       discovery = (await this.restatChanged()) ?? (await discoverLocalFiles(this.options));
@@ -138,11 +178,22 @@ export class LocalIndex {
       throw error;
     }
     this.discoveryProblems = discovery.problems;
+    const locked = persisted ? await this.useIndex(persisted, discovery.files, first) : false;
     // Subagent metadata is read while the transcripts are scanned (readMeta never throws).
     const metaReads = discovery.files.map((f) =>
       f.metaPath ? this.cache.readMeta(f.metaPath, f.size, f.mtimeMs) : undefined,
     );
-    const summaries = await this.cache.scanAll(discovery.files);
+    let summaries: FileSummary[];
+    try {
+      summaries = await this.cache.scanAll(discovery.files);
+    } catch (error) {
+      if (locked) await persisted!.lock.release();
+      throw error;
+    }
+    if (locked) {
+      // Saved at once, for the windows waiting on the lock; after this refresh returns.
+      void this.exclusive(() => this.saveNow()).finally(() => persisted!.lock.release());
+    } else this.scheduleSave();
     const metas = new Map<string, SubagentMeta>();
     const problems: LocalProblem[] = [...discovery.problems];
     for (const [i, read] of metaReads.entries()) {
@@ -178,6 +229,84 @@ export class LocalIndex {
       bytes: discovery.files.reduce((n, f) => n + f.size, 0),
     };
     return this.last;
+  }
+
+  /**
+   * On a first refresh, or when many bytes of files this cache does not know turn up:
+   * seeds the cache with the saved index's entries for them; when some are still unknown,
+   * takes the lock to scan them, after waiting for a window that holds it and reading what
+   * it saved. True when this holds the lock (the caller saves, then releases it).
+   */
+  private async useIndex(
+    persisted: PersistedIndex,
+    files: readonly DiscoveredFile[],
+    first: boolean,
+  ): Promise<boolean> {
+    const unknown = () => files.filter((f) => !this.cache.knows(f.path));
+    const seed = async () => {
+      const loaded = await persisted.loadIfChanged();
+      if (loaded) this.cache.seed(files, loaded);
+    };
+    const before = unknown();
+    if (before.length === 0) return false;
+    // Later, a few new files are read rather than waited for or looked up (which decodes
+    // the whole index again).
+    if (!first && before.reduce((n, f) => n + f.size, 0) < LOCK_MIN_BYTES) return false;
+    await seed();
+    if (unknown().length === 0) return false;
+    const lock = await persisted.lock.acquire();
+    if (lock.waited) persisted.stats.lockWaits++;
+    if (lock.tookOver) persisted.stats.lockTakeovers++;
+    if (lock.waited || lock.tookOver) await seed();
+    if (!lock.acquired) return false;
+    if (unknown().length === 0) {
+      await persisted.lock.release();
+      return false;
+    }
+    return true;
+  }
+
+  /** Saves the index when the cache changed since it was saved or loaded (never throws). */
+  private async saveNow(): Promise<void> {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    const persisted = this.persisted;
+    const changes = this.cache.changes;
+    if (!persisted || changes === this.savedChanges) return;
+    try {
+      await persisted.save(this.cache.resting());
+      this.savedChanges = changes;
+    } catch (error) {
+      if (this.saveFailed) return;
+      this.saveFailed = true;
+      this.options.persist?.log?.(
+        `Local transcripts: the index could not be saved to ${persisted.file} ` +
+          `(${error instanceof Error ? error.message : String(error)}); windows will scan on their own.`,
+      );
+    }
+  }
+
+  /** A save after a while, once per change burst (a live session changes every second). */
+  private scheduleSave(): void {
+    if (!this.persisted || this.disposed || this.saveTimer) return;
+    if (this.cache.changes === this.savedChanges) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      void this.exclusive(() => this.saveNow());
+    }, this.persisted.saveDelayMs);
+    this.saveTimer.unref();
+  }
+
+  /** Saves the index now if it changed (after the refresh under way, if any). */
+  saveIndex(): Promise<void> {
+    return this.exclusive(() => this.saveNow());
+  }
+
+  /** Saves what changed and stops the timer (the index is kept on disk for next time). */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    await this.saveIndex();
+    await this.persisted?.lock.release();
   }
 
   /**

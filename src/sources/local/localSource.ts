@@ -58,6 +58,12 @@ export class LocalSource implements SessionSource {
             ),
         }),
         ...options,
+        ...(options.persist &&
+          log &&
+          !options.persist.log && {
+            // One line when a saved index cannot be used or saved.
+            persist: { ...options.persist, log: (message: string) => log.warn(message) },
+          }),
       });
   }
 
@@ -148,6 +154,7 @@ export class LocalSource implements SessionSource {
 
   async dispose(): Promise<void> {
     this.listing = undefined;
+    await this.index.dispose();
     this.index.cache.clear();
   }
 }

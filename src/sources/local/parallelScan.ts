@@ -8,8 +8,9 @@
  * of their own (useScanProcessFlags), one per core. A fixed split would leave one helper
  * idle at the end (bytes cost different amounts of work, and a helper starts late); with
  * the queue they finish within one small file of each other. Helpers return each file's
- * summary and what the cache needs to recognise the file next time, but not the parser
- * state: a file scanned there is read in full again on its first append.
+ * usage records, what the cache needs to recognise the file next time, and the parser's
+ * state at rest (scannerState.ts), from which this thread builds the summary and, on the
+ * file's first append, a scanner that continues from the file's end.
  */
 import type { ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -18,12 +19,16 @@ import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { DiscoveredFile } from './discovery.ts';
 import type { PackedUsage } from './packedUsage.ts';
+import type { ScannerState } from './scannerState.ts';
 import type { FileSummary } from './types.ts';
 
 /** What a worker sends back per file (structured-cloned; usage packed, see packedUsage.ts). */
 export interface ScannedElsewhere {
   path: string;
-  summary: Omit<FileSummary, 'usage' | 'copies'>;
+  /** The scanner's state at rest (not for a file that could not be read). */
+  state?: ScannerState;
+  /** The summary of a file that could not be read (no records). */
+  failure?: FileSummary;
   usage: PackedUsage;
   copies: PackedUsage;
   size: number;

@@ -1,9 +1,10 @@
 /**
  * Per-file scan results keyed by path, size, mtime and inode. Transcripts only grow, so a
  * file that got longer is read from where the last read stopped, by the same scanner
- * (which keeps its parser state and any unfinished last line); a file that shrank, was
- * replaced or rewritten in place is read again from the start. Counters say how many
- * bytes were read, so tests can check that a refresh reads only what was appended.
+ * (which keeps its parser state and any unfinished last line), or by one resumed from the
+ * state a scan helper or the persisted index (persistedIndex.ts) saved; a file that
+ * shrank, was replaced or rewritten in place is read again from the start. Counters say
+ * how many bytes were read, so tests can check that a refresh reads only what was appended.
  */
 import type { FileHandle } from 'node:fs/promises';
 import { open, readFile } from 'node:fs/promises';
@@ -20,7 +21,8 @@ import {
   type ScannedElsewhere,
 } from './parallelScan.ts';
 import { unpackUsage } from './packedUsage.ts';
-import type { FileSummary, LocalProblem } from './types.ts';
+import type { ScannerState } from './scannerState.ts';
+import type { FileSummary, LocalProblem, UsageRecord } from './types.ts';
 
 export interface ScanStats {
   /** Bytes read from transcript files. */
@@ -31,6 +33,8 @@ export interface ScanStats {
   appendScans: number;
   /** Files whose cached result was reused without reading. */
   reused: number;
+  /** Files known from the persisted index (seed), whether reused or continued since. */
+  seeded: number;
   /** Bytes re-read to check that a grown file still starts as before (not in bytesRead). */
   checkBytes: number;
   /** Bytes of files' ends read again for their status (see replayStatus; not in bytesRead). */
@@ -78,8 +82,13 @@ export interface SubagentMeta {
 type Scanner = ClaudeCodeScanner | CodexScanner;
 
 interface Entry {
-  /** Undefined for a file scanned by a worker: its first append reads it in full. */
+  /**
+   * Undefined for a file scanned by a helper or known from the persisted index: its
+   * first append resumes a scanner from `state`.
+   */
   scanner: Scanner | undefined;
+  /** The scanner's state at rest, when there is no scanner (see scannerState.ts). */
+  state: ScannerState | undefined;
   size: number;
   mtimeMs: number;
   ino: number;
@@ -97,12 +106,26 @@ const TAIL_BYTES = 64;
 /** Files read at once: overlaps I/O with parsing without flooding a small machine. */
 const CONCURRENCY = 3;
 
+/** A file's entry as the persisted index keeps it: cache key, tail, state and records. */
+export interface RestingFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  dev: number;
+  tail: Uint8Array;
+  state: ScannerState;
+  usage: ReadonlyMap<string, UsageRecord>;
+  copies: ReadonlyMap<string, UsageRecord>;
+}
+
 export class ScanCache {
   readonly stats: ScanStats = {
     bytesRead: 0,
     fullScans: 0,
     appendScans: 0,
     reused: 0,
+    seeded: 0,
     checkBytes: 0,
     statusBytes: 0,
     workerScans: 0,
@@ -123,6 +146,8 @@ export class ScanCache {
   private readonly inflight = new Map<string, Promise<FileSummary>>();
   /** Whether scanAll ran (startWorkers is for the first scan only). */
   private scannedOnce = false;
+  /** Counts changes to the entries: the persisted index saves when it moved. */
+  changes = 0;
   /** Workers started by startWorkers and not yet given work. */
   private readonly started: ScanWorker[] = [];
 
@@ -138,7 +163,12 @@ export class ScanCache {
     // Forget files that are gone.
     if (this.entries.size > files.length) {
       const live = new Set(files.map((f) => f.path));
-      for (const path of this.entries.keys()) if (!live.has(path)) this.entries.delete(path);
+      for (const path of this.entries.keys()) {
+        if (!live.has(path)) {
+          this.entries.delete(path);
+          this.changes++;
+        }
+      }
     }
     return summaries;
   }
@@ -233,17 +263,22 @@ export class ScanCache {
     return this.started.splice(0);
   }
 
-  /** What a worker learnt about a file, as an entry without parser state; its summary. */
+  /**
+   * What a helper learnt about a file, as an entry with the scanner's state (its first
+   * append resumes from there); its summary.
+   */
   private adopt(f: ScannedElsewhere): FileSummary {
     this.stats.fullScans++;
     this.stats.workerScans++;
-    const summary: FileSummary = {
-      ...f.summary,
-      usage: unpackUsage(f.usage),
-      copies: unpackUsage(f.copies),
-    };
+    const usage = unpackUsage(f.usage);
+    const copies = unpackUsage(f.copies);
+    const summary: FileSummary =
+      f.state && !f.failed
+        ? resumeScanner(f.path, f.state, usage, copies).summary()
+        : { ...f.failure!, usage, copies };
     this.entries.set(f.path, {
       scanner: undefined,
+      state: f.failed ? undefined : f.state,
       size: f.size,
       mtimeMs: f.mtimeMs,
       ino: f.ino,
@@ -252,20 +287,102 @@ export class ScanCache {
       failed: f.failed,
       tail: Buffer.from(f.tail),
     });
+    this.changes++;
     return summary;
   }
 
   /**
-   * A file's cache key and tail, for a worker to send back (see parallelScan.ts). The
-   * entry leaves this cache: its scanner and records are not needed here again, and a
-   * worker that kept them held every record of its files until it ended.
+   * A file's cache key, tail and scanner state, for a helper to send back with its
+   * summary's records (see parallelScan.ts). The entry leaves this cache: its scanner
+   * and records are not needed here again, and a helper that kept them held every
+   * record of its files until it ended.
    */
-  takeEntry(path: string): Omit<ScannedElsewhere, 'summary' | 'usage' | 'copies'> | undefined {
+  takeEntry(path: string): Omit<ScannedElsewhere, 'usage' | 'copies'> | undefined {
     const e = this.entries.get(path);
     if (!e) return undefined;
     this.entries.delete(path);
     const { size, mtimeMs, ino, dev, failed, tail } = e;
-    return { path, size, mtimeMs, ino, dev, failed, tail };
+    const taken: Omit<ScannedElsewhere, 'usage' | 'copies'> = {
+      path,
+      size,
+      mtimeMs,
+      ino,
+      dev,
+      failed,
+      tail,
+    };
+    // (A failed read's records are empty.)
+    if (failed) taken.failure = e.summary;
+    else {
+      const state = e.scanner?.saveState() ?? e.state;
+      if (state) taken.state = state;
+    }
+    return taken;
+  }
+
+  /**
+   * Entries from the persisted index for listed files this cache does not know yet (or
+   * failed to read): their next scan reuses them when the file is unchanged, or resumes
+   * their scanner when it grew. An entry of another harness or role is ignored. Does
+   * not count as a change (the index holds them already).
+   */
+  seed(files: readonly DiscoveredFile[], resting: ReadonlyMap<string, RestingFile>): number {
+    let seeded = 0;
+    for (const file of files) {
+      const r = resting.get(file.path);
+      const known = this.entries.get(file.path);
+      if (!r || (known && !known.failed) || this.inflight.has(file.path)) continue;
+      if (r.state.harness !== file.harness) continue;
+      if (r.state.harness === 'claude-code' && r.state.role !== file.role) continue;
+      const usage = r.usage as Map<string, UsageRecord>;
+      const copies = r.copies as Map<string, UsageRecord>;
+      this.entries.set(file.path, {
+        scanner: undefined,
+        state: r.state,
+        size: r.size,
+        mtimeMs: r.mtimeMs,
+        ino: r.ino,
+        dev: r.dev,
+        summary: resumeScanner(file.path, r.state, usage, copies).summary(),
+        failed: false,
+        tail: Buffer.from(r.tail),
+      });
+      seeded++;
+    }
+    this.stats.seeded += seeded;
+    return seeded;
+  }
+
+  /** Whether an entry (not a failed read) is known for `path`. */
+  knows(path: string): boolean {
+    const e = this.entries.get(path);
+    return e !== undefined && !e.failed;
+  }
+
+  /**
+   * Every entry at rest, for the persisted index: not failed reads, not files being read
+   * now. A scanner's state is saved here; records are the summary's (shared, not copied).
+   */
+  resting(): RestingFile[] {
+    const out: RestingFile[] = [];
+    for (const [path, e] of this.entries) {
+      if (e.failed || this.inflight.has(path)) continue;
+      const state = e.scanner?.saveState() ?? e.state;
+      if (!state || state.base.bytes !== e.size) continue;
+      const { size, mtimeMs, ino, dev, tail, summary } = e;
+      out.push({
+        path,
+        size,
+        mtimeMs,
+        ino,
+        dev,
+        tail,
+        state,
+        usage: summary.usage,
+        copies: summary.copies,
+      });
+    }
+    return out;
   }
 
   /**
@@ -305,19 +422,22 @@ export class ScanCache {
     try {
       handle = await open(file.path, 'r');
       const append =
-        cached?.scanner !== undefined &&
+        (cached?.scanner !== undefined || cached?.state !== undefined) &&
         !cached.failed &&
         cached.ino === file.ino &&
         cached.dev === file.dev &&
         file.size > cached.size &&
         (await this.sameTail(handle, cached));
-      const scanner = append ? cached.scanner! : newScanner(file);
+      const scanner = append
+        ? (cached.scanner ?? resumeEntry(file.path, cached))
+        : newScanner(file);
       const from = append ? cached.size : 0;
       if (!append) scanner.deferStatus();
       if (append) this.stats.appendScans++;
       else this.stats.fullScans++;
       entry = {
         scanner,
+        state: undefined,
         size: from,
         mtimeMs: file.mtimeMs,
         ino: file.ino,
@@ -327,6 +447,7 @@ export class ScanCache {
         tail: append ? cached.tail : Buffer.alloc(0),
       };
       this.entries.set(file.path, entry);
+      this.changes++;
       entry.size = await this.readFrom(handle, scanner, from, entry);
       // Read to the size the listing saw: the listing's mtime is the key (a later write
       // changes it). Otherwise the file changed since: the state after the read, so that
@@ -348,8 +469,10 @@ export class ScanCache {
         path: file.path,
         message: `${file.path} could not be read: ${e.code ?? e.message}`,
       });
+      this.changes++;
       this.entries.set(file.path, {
         ...(entry ?? { scanner: newScanner(file), tail: Buffer.alloc(0) }),
+        state: undefined,
         size: 0,
         mtimeMs: file.mtimeMs,
         ino: file.ino,
@@ -472,6 +595,28 @@ export class ScanCache {
     this.entries.clear();
     this.metas.clear();
   }
+}
+
+/** A scanner that continues from `state`, holding `usage` and `copies` (not copied). */
+export function resumeScanner(
+  path: string,
+  state: ScannerState,
+  usage: Map<string, UsageRecord>,
+  copies: Map<string, UsageRecord>,
+): Scanner {
+  return state.harness === 'codex'
+    ? CodexScanner.resume(path, state, usage)
+    : ClaudeCodeScanner.resume(path, state, usage, copies);
+}
+
+/** The scanner of an entry that has only its state: it takes over the summary's records. */
+function resumeEntry(path: string, e: Entry): Scanner {
+  return resumeScanner(
+    path,
+    e.state!,
+    e.summary.usage as Map<string, UsageRecord>,
+    e.summary.copies as Map<string, UsageRecord>,
+  );
 }
 
 /** The last TAIL_BYTES of `previous` followed by `chunk` (a copy). */

@@ -1,7 +1,7 @@
 /**
  * Entry of a scan helper for parallel cold scans (parallelScan.ts), run as a worker thread
  * or as a child process: says it is ready, scans each batch of files it is sent with its
- * own ScanCache and posts every file's summary and cache key back, until the main thread
+ * own ScanCache and posts every file's records, scanner state and cache key back, until the main thread
  * says the queue is empty.
  */
 import { parentPort } from 'node:worker_threads';
@@ -51,10 +51,9 @@ if (port) {
       const reply: FromWorker = {
         type: 'scanned',
         files: files.map((f, i) => {
-          const { usage, copies, ...summary } = summaries[i]!;
+          const { usage, copies } = summaries[i]!;
           return {
             ...cache.takeEntry(f.path)!,
-            summary,
             usage: packUsage(usage),
             copies: packUsage(copies),
           };

@@ -1,7 +1,7 @@
 /**
  * Cold scans in parallel: worker threads give the same summaries as one thread, the cache
- * recognises their files next time, and a file a worker read is read in full on its first
- * append (its parser state stayed in the worker), with correct totals.
+ * recognises their files next time, and a file a worker read continues from its end on
+ * its first append (the worker sent its parser's state back), with correct totals.
  */
 import assert from 'node:assert/strict';
 import { appendFile, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
@@ -115,14 +115,17 @@ describe('parallel cold scan', () => {
       assert.equal(parallel.stats.bytesRead, read, 'nothing is read again');
       assert.equal(parallel.stats.reused, files.length);
 
-      // A worker's file grows: read again in full (no parser state here), totals right.
+      // A worker's file grows: continued from the state the worker sent, totals right.
       const path = corpus.files.find(
         (f) => f.harness === 'claude-code' && f.role === 'session',
       )!.path;
       const file = files.find((f) => f.path === path)!;
-      const { grown } = await appendResponse(corpus, path);
+      const { line, grown } = await appendResponse(corpus, path);
       const before = expected[files.indexOf(file)]!;
+      const { fullScans, bytesRead } = parallel.stats;
       const after = (await parallel.scanAll(grown))[grown.findIndex((f) => f.path === path)]!;
+      assert.equal(parallel.stats.fullScans, fullScans, 'not read from the start');
+      assert.equal(parallel.stats.bytesRead - bytesRead, Buffer.byteLength(line) + 1);
       const check = (await new ScanCache().scanAll(grown))[
         grown.findIndex((f) => f.path === path)
       ]!;
