@@ -4,11 +4,11 @@
  * loopback port. Used by `npm start`, the integration-test host and the UI tests.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureCodeServer, node24Dir } from './tools.ts';
+import { codeServerNodeDir, ensureCodeServer } from './tools.ts';
 
 export interface CodeServerOptions {
   /** Extra environment for the server and so for the extension host. */
@@ -58,7 +58,7 @@ export function freePort(): Promise<number> {
 
 export async function startCodeServer(options: CodeServerOptions = {}): Promise<RunningCodeServer> {
   const bin = ensureCodeServer();
-  const node = node24Dir();
+  const node = codeServerNodeDir();
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'asi-code-server-'));
   const userDataDir = path.join(dataDir, 'user-data');
   const extensionsDir = path.join(dataDir, 'extensions');
@@ -98,6 +98,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   const port = options.port ?? (await freePort());
   const logFile = path.join(dataDir, 'code-server.log');
   const log = openSync(logFile, 'w');
+  const vscodeServer = options.smokeTestDriver ? bareVscodeServer(bin) : undefined;
   const args = [
     ...common,
     '--bind-addr',
@@ -113,7 +114,28 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     ...(options.smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
   ];
   // Its own process group: killing only the launcher would leave watcher children behind.
-  const child = spawn(bin, args, { env, stdio: ['ignore', log, log], detached: true });
+  const child = vscodeServer
+    ? spawn(
+        path.join(node, 'bin', 'node'),
+        [
+          vscodeServer,
+          '--host',
+          '127.0.0.1',
+          '--port',
+          String(port),
+          '--without-connection-token',
+          '--accept-server-license-terms',
+          '--disable-telemetry',
+          '--disable-workspace-trust',
+          '--user-data-dir',
+          userDataDir,
+          '--extensions-dir',
+          extensionsDir,
+          '--enable-smoke-test-driver',
+        ],
+        { env, stdio: ['ignore', log, log], detached: true },
+      )
+    : spawn(bin, args, { env, stdio: ['ignore', log, log], detached: true });
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const close = async () => {
@@ -133,7 +155,8 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`code-server exited early; log: ${logFile}`);
     try {
-      if ((await fetch(`${url}/healthz`)).ok) return { url, port, dataDir, logFile, close };
+      if ((await fetch(`${url}${vscodeServer ? '/' : '/healthz'}`)).ok)
+        return { url, port, dataDir, logFile, close };
     } catch {
       // not up yet
     }
@@ -141,6 +164,22 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   }
   await close();
   throw new Error(`code-server did not become healthy within 60 s; log: ${logFile}`);
+}
+
+/**
+ * code-server before 4.10x has no --vscode-option to pass enable-smoke-test-driver on to
+ * its VS Code server (and rejects unknown options), so for tests that need it the VS Code
+ * server inside it is started directly: the same VS Code, without code-server's wrapper.
+ * One thing is missing then: code-server's /mint-key route, which the web workbench uses
+ * to encrypt secret storage, so secrets do not survive a window reload there (the reload
+ * scenario's token check fails on 4.100 for that reason alone).
+ */
+function bareVscodeServer(bin: string): string | undefined {
+  const root = path.join(path.dirname(path.dirname(bin)), 'code-server');
+  const cli = readFileSync(path.join(root, 'out', 'node', 'cli.js'), 'utf8');
+  return cli.includes('"vscode-option"')
+    ? undefined
+    : path.join(root, 'lib', 'vscode', 'out', 'server-main.js');
 }
 
 /** The workbench URL, optionally loading an unpackaged extension and its tests. */

