@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../../src/extension.ts';
 import { ScriptedUser } from '../support/ui.ts';
 import { reloadScenario } from './reloadScenario.ts';
+import { checkTreeFromIndex } from './localIndexPhase.ts';
 import { legacyTokenKey, LEGACY_SETTINGS } from '../../../src/config/legacyMigration.ts';
 import {
   NEW,
@@ -108,5 +109,15 @@ describe('window reload between send and answer (after the reload)', () => {
     );
     assert.equal(vscode.workspace.getConfiguration(NEW).get('pageSize'), 50);
     await api.registry.remove(UPGRADED_CONNECTION.id);
+  });
+});
+
+describe('the persisted local index across the reload (after it)', () => {
+  it('fills the local tree from the saved index, reading no transcript', async function () {
+    this.timeout(120_000);
+    const api = (await vscode.extensions
+      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
+      ?.activate()) as ExtensionApi;
+    await checkTreeFromIndex(api);
   });
 });

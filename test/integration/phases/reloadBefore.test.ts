@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../../src/extension.ts';
 import { ScriptedUser } from '../support/ui.ts';
 import { reloadScenario } from './reloadScenario.ts';
+import { scanAndSaveIndex } from './localIndexPhase.ts';
 import { seedOlderVersion } from './upgradeSeed.ts';
 
 describe('window reload between send and answer (before the reload)', () => {
@@ -51,5 +52,15 @@ describe('window reload between send and answer (before the reload)', () => {
       .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
       ?.activate()) as ExtensionApi;
     await seedOlderVersion(api);
+  });
+});
+
+describe('the persisted local index across the reload (before it)', () => {
+  it('scans the local transcripts once and saves the index in the global storage', async function () {
+    this.timeout(120_000);
+    const api = (await vscode.extensions
+      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
+      ?.activate()) as ExtensionApi;
+    await scanAndSaveIndex(api);
   });
 });

@@ -1,0 +1,117 @@
+/**
+ * The persisted local index across a real window reload: before it, a local connection
+ * scans a generated corpus (the transcript folders set in the machine settings) and the
+ * index is saved in the extension's global storage; after it, the new extension host
+ * fills the same connection's tree from that index without reading a transcript again.
+ */
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ExtensionApi } from '../../../src/extension.ts';
+import type { LocalSource } from '../../../src/sources/local/localSource.ts';
+import type { TreeNode } from '../../../src/views/sessionsTree.ts';
+import { writeLocalCorpus } from '../../support/localCorpus.ts';
+
+const ID = 'reload-local';
+
+/** Beside the runner's reload marker: a folder both phases know. */
+function scenarioDir(): string {
+  const marker = process.env.ASI_RELOAD_MARKER;
+  assert.ok(marker, 'ASI_RELOAD_MARKER is set');
+  return path.dirname(marker);
+}
+
+interface Phase1 {
+  files: number;
+  sessions: string[];
+  outputTokens: number;
+}
+
+function localSource(api: ExtensionApi): LocalSource {
+  const source = api.store.source(ID) as unknown as LocalSource | undefined;
+  assert.ok(source?.index, 'the local connection has its source');
+  return source;
+}
+
+/** Session ids of the connection's tree rows (status groups, first level). */
+function treeSessions(api: ExtensionApi): string[] {
+  const ids: string[] = [];
+  for (const group of api.tree.getChildren({
+    kind: 'connection',
+    connectionId: ID,
+  }) as TreeNode[]) {
+    if (group.kind !== 'group') continue;
+    for (const row of api.tree.getChildren(group) as TreeNode[]) {
+      if (row.kind === 'session') ids.push(row.session.id);
+    }
+  }
+  return ids.sort();
+}
+
+function outputTokens(api: ExtensionApi): number {
+  return (api.store.state(ID)?.sessions ?? []).reduce((n, s) => n + (s.outputTokens ?? 0), 0);
+}
+
+export async function scanAndSaveIndex(api: ExtensionApi): Promise<void> {
+  const corpus = await writeLocalCorpus(path.join(scenarioDir(), 'corpus'), {
+    claudeSessions: 6,
+    codexSessions: 3,
+  });
+  const config = vscode.workspace.getConfiguration('sessionInspector');
+  await config.update(
+    'local.claudeConfigDirs',
+    [corpus.claudeDir],
+    vscode.ConfigurationTarget.Global,
+  );
+  await config.update('local.codexHome', corpus.codexDir, vscode.ConfigurationTarget.Global);
+  api.registry.addEphemeral({ id: ID, label: 'This machine (reload)', kind: 'local' });
+  await api.store.refreshAfterCurrent(ID);
+  assert.equal(api.store.state(ID)?.error, undefined);
+  const source = localSource(api);
+  const stats = source.index.cache.stats;
+  assert.equal(stats.fullScans, corpus.files.length, 'every file was read once');
+  assert.equal(stats.seeded, 0, 'nothing was known before');
+  await source.index.saveIndex();
+  const folder = path.join(api.globalStorageUri.fsPath, 'local-index');
+  assert.ok(
+    existsSync(folder) && readdirSync(folder).some((f) => f.endsWith('.idx')),
+    `the index is in the global storage (${folder})`,
+  );
+  const sessions = treeSessions(api);
+  assert.ok(sessions.length > 4, `the tree lists the corpus (${sessions.length})`);
+  const phase1: Phase1 = { files: corpus.files.length, sessions, outputTokens: outputTokens(api) };
+  writeFileSync(path.join(scenarioDir(), 'local-index.json'), JSON.stringify(phase1));
+  console.log(
+    `      ${corpus.files.length} files scanned, ${sessions.length} sessions in the tree`,
+  );
+}
+
+export async function checkTreeFromIndex(api: ExtensionApi): Promise<void> {
+  const phase1 = JSON.parse(
+    readFileSync(path.join(scenarioDir(), 'local-index.json'), 'utf8'),
+  ) as Phase1;
+  api.registry.addEphemeral({ id: ID, label: 'This machine (reload)', kind: 'local' });
+  try {
+    await api.store.refreshAfterCurrent(ID);
+    assert.equal(api.store.state(ID)?.error, undefined);
+    const source = localSource(api);
+    const stats = source.index.cache.stats;
+    const persisted = source.index.persisted;
+    assert.ok(persisted, 'the source keeps its index on disk');
+    assert.equal(persisted.stats.loads, 1, 'the saved index was read');
+    assert.equal(stats.seeded, phase1.files, 'every file came from the index');
+    assert.equal(stats.fullScans, 0, 'no file was read from the start');
+    assert.equal(stats.bytesRead, 0, 'no transcript byte was read');
+    assert.deepEqual(treeSessions(api), phase1.sessions, 'the same sessions in the tree');
+    assert.equal(outputTokens(api), phase1.outputTokens, 'with the same tokens');
+    console.log(
+      `      ${stats.seeded} files from the index (read in ${persisted.stats.loadMs.toFixed(0)} ms), 0 bytes of transcripts read`,
+    );
+  } finally {
+    await api.registry.remove(ID);
+    const config = vscode.workspace.getConfiguration('sessionInspector');
+    await config.update('local.claudeConfigDirs', undefined, vscode.ConfigurationTarget.Global);
+    await config.update('local.codexHome', undefined, vscode.ConfigurationTarget.Global);
+  }
+}
