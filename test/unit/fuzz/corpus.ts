@@ -124,3 +124,15 @@ export function corpus(): Corpus {
   cached = c;
   return c;
 }
+
+/** The lines that are whole JSON values on their own (not fragments of a pretty-printed one). */
+export function validLines(c: FormatCorpus): string[] {
+  return c.lines.filter((line) => {
+    try {
+      JSON.parse(line);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}

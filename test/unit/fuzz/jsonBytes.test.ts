@@ -40,6 +40,7 @@ import {
   jsonish,
   mutate,
   mutation,
+  prettyJson,
   rawBytes,
 } from './support.ts';
 
@@ -127,8 +128,8 @@ describe('fuzz: JSON scanner (transcript index)', () => {
           .map(([r, m]) => mutate(r, m)),
       ),
       (value) => {
-        const text = JSON.stringify(value, null, 2);
-        if (text === undefined) return;
+        if (value === undefined) return;
+        const text = prettyJson(value);
         scanner.reset();
         const index = new RecordIndex(claudeCodeFormat);
         const lines = text.split('\n');

@@ -13,7 +13,7 @@ import { ClaudeCodeScanner } from '../../../src/sources/local/claudeCodeScan.ts'
 import { CodexScanner } from '../../../src/sources/local/codexScan.ts';
 import type { JsonlScanner } from '../../../src/sources/local/jsonlScanner.ts';
 import type { FileSummary } from '../../../src/sources/local/types.ts';
-import { corpus, type FormatCorpus } from './corpus.ts';
+import { corpus, validLines, type FormatCorpus } from './corpus.ts';
 import {
   byteEdit,
   damage,
@@ -23,6 +23,7 @@ import {
   mutate,
   mutation,
   newlines,
+  prettyJson,
   rawBytes,
 } from './support.ts';
 
@@ -56,7 +57,7 @@ function lineOf(c: FormatCorpus): fc.Arbitrary<Buffer> {
       weight: 1,
       arbitrary: fc
         .tuple(fc.constantFrom(...c.records), fc.array(mutation, { maxLength: 2 }))
-        .map(([r, m]) => Buffer.from(JSON.stringify(mutate(r, m), null, 2) ?? 'null')),
+        .map(([r, m]) => Buffer.from(prettyJson(mutate(r, m)))),
     },
     { weight: 1, arbitrary: jsonish.map((v) => Buffer.from(JSON.stringify(v) ?? '')) },
     { weight: 1, arbitrary: rawBytes },
@@ -170,7 +171,7 @@ describe('fuzz: local scanners fed bytes', () => {
         t,
         `localScan/${harness}/after-malformed`,
         fc.tuple(
-          fc.constantFrom(...c.lines),
+          fc.constantFrom(...validLines(c)),
           fc.oneof(
             // A line cut short, damaged, or garbage: nothing the skim accepts.
             fc

@@ -440,8 +440,31 @@ export const rawBytes: fc.Arbitrary<Buffer> = fc
   .map((a) => Buffer.from(a));
 
 /** Counts of '\n' in `b`. */
-export function newlines(b: Uint8Array): number {
+export function newlines(b: Buffer): number {
   let n = 0;
-  for (const c of b) if (c === 0x0a) n++;
+  for (let i = b.indexOf(0x0a); i !== -1; i = b.indexOf(0x0a, i + 1)) n++;
   return n;
+}
+
+/**
+ * `value` as pretty-printed JSON (a record over many lines, as some writers leave one),
+ * or on one line when it nests deeper than 64 levels: indentation grows with the square
+ * of the depth (a 2,500-deep value prints as 12 MB of spaces, and costs as much as a
+ * thousand ordinary inputs to make and read). Deep values are fuzzed on one line.
+ */
+export function prettyJson(value: unknown): string {
+  const compact = JSON.stringify(value) ?? 'null';
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < compact.length; i++) {
+    const c = compact.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > 64) return compact;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return JSON.stringify(value, null, 2) ?? 'null';
 }

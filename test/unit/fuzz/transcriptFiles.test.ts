@@ -18,7 +18,7 @@ import {
   MAX_WINDOW,
   TranscriptDocument,
 } from '../../../src/domain/transcript/transcriptDocument.ts';
-import { corpus, type FormatCorpus } from './corpus.ts';
+import { corpus, validLines, type FormatCorpus } from './corpus.ts';
 import {
   byteEdit,
   damage,
@@ -28,6 +28,7 @@ import {
   mutate,
   mutation,
   newlines,
+  prettyJson,
   rawBytes,
 } from './support.ts';
 
@@ -62,7 +63,7 @@ function lineOf(c: FormatCorpus): fc.Arbitrary<Buffer> {
       weight: 1,
       arbitrary: fc
         .tuple(fc.constantFrom(...c.records), fc.array(mutation, { maxLength: 2 }))
-        .map(([r, m]) => Buffer.from(JSON.stringify(mutate(r, m), null, 2) ?? 'null')),
+        .map(([r, m]) => Buffer.from(prettyJson(mutate(r, m)))),
     },
     { weight: 1, arbitrary: jsonish.map((v) => Buffer.from(JSON.stringify(v) ?? '')) },
     { weight: 1, arbitrary: rawBytes },
@@ -204,7 +205,7 @@ describe('fuzz: transcript documents', () => {
         t,
         `transcript/${format}/after-malformed`,
         fc.tuple(
-          fc.constantFrom(...c.lines),
+          fc.constantFrom(...validLines(c)),
           fc.oneof(
             fc
               .tuple(
