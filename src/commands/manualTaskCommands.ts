@@ -107,6 +107,11 @@ export async function finishManualTask(
     void showError(vscode.l10n.t('Could not read the manual task: {0}', surfaceError(error)));
     return;
   }
+  // A task finished meanwhile (a lost answer the user retries, or someone else) is said so.
+  if (task.state === 'finished') {
+    void showInformation(alreadyFinished(task, task));
+    return;
+  }
   // Button labels, the message and the header are workflow-authored (backend text).
   const detail =
     task.message === undefined
@@ -181,6 +186,13 @@ async function commit(
       return;
     }
     if (outcome.kind === 'refused') {
+      // "Already completed" after an earlier answer was lost is not "not finished".
+      const reread = await source.describeManualTask(task.id).catch(() => undefined);
+      if (reread?.state === 'finished') {
+        void showInformation(alreadyFinished(reread, task));
+        await store.refresh(session.connectionId);
+        return;
+      }
       void showError(
         vscode.l10n.t(
           'The manual task was not finished: {0}',
@@ -229,11 +241,27 @@ async function settleByRereading(
       );
       return 'finished';
     }
-    if (reread?.state === 'open') {
-      const tryAgain = vscode.l10n.t('Try Again');
+    const tryAgain = vscode.l10n.t('Try Again');
+    const checkAgain = vscode.l10n.t('Check Again');
+    if (reread?.state === 'open' && reason === 'timeout') {
+      // The server may still be working on a request it did not answer in time: open now
+      // does not mean nothing will be applied. A task finishes once, so Try Again is safe.
       const answer = await showWarning(
         vscode.l10n.t(
-          '"{0}" was not finished: the answer was lost ({1}) and the task is still open, so nothing was applied.',
+          'Not confirmed: finishing "{0}" as "{1}" got no answer in time. The task is still open for now, but the server may still apply the request; check again in a moment.',
+          header,
+          picked.label,
+        ),
+        checkAgain,
+        tryAgain,
+      );
+      if (answer === checkAgain) continue;
+      return answer === tryAgain ? 'tryAgain' : 'stop';
+    }
+    if (reread?.state === 'open') {
+      const answer = await showWarning(
+        vscode.l10n.t(
+          '"{0}" was not finished ({1}): the task is still open, so nothing was applied.',
           header,
           why,
         ),
@@ -241,7 +269,6 @@ async function settleByRereading(
       );
       return answer === tryAgain ? 'tryAgain' : 'stop';
     }
-    const checkAgain = vscode.l10n.t('Check Again');
     const answer = await showWarning(
       vscode.l10n.t(
         'Not confirmed: finishing "{0}" as "{1}" got no answer ({2}), and re-reading the task did not tell ({3}). It may or may not have been applied; check it before trying again.',
@@ -254,6 +281,15 @@ async function settleByRereading(
     );
     if (answer !== checkAgain) return 'stop';
   }
+}
+
+/** A task that was finished before this request: not an error, and nothing was sent again. */
+function alreadyFinished(reread: ManualTaskDetail, task: ManualTaskDetail): string {
+  const header = surfaceLabel(task.header ?? task.id);
+  const as = finishedAs(reread, task);
+  return as === undefined
+    ? vscode.l10n.t('"{0}" is already finished; nothing more was applied.', header)
+    : vscode.l10n.t('"{0}" is already finished as "{1}"; nothing more was applied.', header, as);
 }
 
 /** The button the finished task was finished with, in the task's own words when known. */

@@ -10,7 +10,12 @@ export function failureWhy(error: unknown): string {
   const failure = findBackendError(error);
   switch (failure?.kind) {
     case 'rateLimited':
-      return vscode.l10n.t('the server is rate limiting requests');
+      return failure.retryAfterSeconds
+        ? vscode.l10n.t(
+            'the server is rate limiting requests and asks to wait {0} s',
+            failure.retryAfterSeconds,
+          )
+        : vscode.l10n.t('the server is rate limiting requests');
     case 'server':
       return failure.status
         ? vscode.l10n.t('the server failed (HTTP {0})', failure.status)
@@ -42,6 +47,7 @@ export function unconfirmedWhy(reason: UnconfirmedReason): string {
     timeout: vscode.l10n.t('the server did not answer in time'),
     unreachable: vscode.l10n.t('the connection to the server failed or was lost'),
     server: vscode.l10n.t('the server failed or its answer could not be read'),
+    rateLimited: vscode.l10n.t('the server is rate limiting requests'),
     notFound: vscode.l10n.t('the server answered "not found"'),
     auth: vscode.l10n.t('the server rejected the credentials'),
     canceled: vscode.l10n.t('you stopped waiting for the answer'),

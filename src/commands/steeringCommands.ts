@@ -16,7 +16,7 @@ import {
   surfaceLabel,
 } from '../domain/surfaceText.ts';
 import { canCompleteSessions, canInterrupt } from '../sources/steering.ts';
-import type { SessionCompletion } from '../sources/steering.ts';
+import type { SessionCompletion, SessionInterrupt } from '../sources/steering.ts';
 import type { CompletionService } from '../store/completions.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import { showError, showInformation, showWarning } from '../views/safeMessage.ts';
@@ -397,23 +397,107 @@ async function interrupt(deps: Deps, arg: unknown): Promise<void> {
   if (!session) return;
   const source = deps.store.source(session.connectionId);
   if (!source || !canInterrupt(source)) return;
-  try {
-    const result = await source.interrupt(session.id);
-    if (result === 'nothingToInterrupt') {
+  const label = surfaceLabel(session.label);
+  for (;;) {
+    try {
+      const result = await source.interrupt(session.id);
       void showInformation(
-        vscode.l10n.t('"{0}" had nothing running to interrupt.', surfaceLabel(session.label)),
+        result === 'nothingToInterrupt'
+          ? vscode.l10n.t('"{0}" had nothing running to interrupt.', label)
+          : vscode.l10n.t('"{0}" was interrupted.', label),
+      );
+      await deps.store.refresh(session.connectionId);
+      return;
+    } catch (error) {
+      if (!UNCONFIRMED_KINDS.has(findBackendError(error)?.kind ?? 'toolError')) {
+        // The server answered and refused (or rejected the credentials): nothing was applied.
+        void showError(vscode.l10n.t('Could not interrupt "{0}": {1}', label, surfaceError(error)));
+        return;
+      }
+      if ((await settleInterrupt(source, session, error)) !== 'tryAgain') {
+        await deps.store.refresh(session.connectionId);
+        return;
+      }
+    }
+  }
+}
+
+/** Failures after which the interrupt may or may not have reached the session. */
+const UNCONFIRMED_KINDS: ReadonlySet<string> = new Set([
+  'network',
+  'timeout',
+  'server',
+  'rateLimited',
+  'invalidResponse',
+  'canceled',
+]);
+
+/**
+ * The interrupt got no usable answer: the session is read again and the user told what it
+ * shows — no longer running (done), still running (nothing applied; Try Again), or still
+ * running after a timeout, when the server may still apply it.
+ */
+async function settleInterrupt(
+  source: SessionInterrupt,
+  session: SessionSummary,
+  error: unknown,
+): Promise<'tryAgain' | 'stop'> {
+  const label = surfaceLabel(session.label);
+  const why = failureWhy(error);
+  const timedOut = findBackendError(error)?.kind === 'timeout';
+  const tryAgain = vscode.l10n.t('Try Again');
+  const checkAgain = vscode.l10n.t('Check Again');
+  for (;;) {
+    let status: string | undefined;
+    let failure: unknown;
+    try {
+      status = await source.sessionStatus(session.id);
+    } catch (readError) {
+      failure = readError;
+    }
+    if (status !== undefined && status !== 'running') {
+      void showInformation(
+        vscode.l10n.t(
+          'The answer to interrupting "{0}" was lost ({1}), but it is no longer running.',
+          label,
+          why,
+        ),
+      );
+      return 'stop';
+    }
+    let answer: string | undefined;
+    if (status === 'running' && !timedOut) {
+      answer = await showWarning(
+        vscode.l10n.t(
+          '"{0}" was not interrupted ({1}): it is still running, so nothing was applied.',
+          label,
+          why,
+        ),
+        tryAgain,
+      );
+    } else if (status === 'running') {
+      answer = await showWarning(
+        vscode.l10n.t(
+          'Not confirmed: interrupting "{0}" got no answer in time. It is still running for now, but the server may still apply the interrupt; check again in a moment.',
+          label,
+        ),
+        checkAgain,
+        tryAgain,
       );
     } else {
-      void showInformation(vscode.l10n.t('"{0}" was interrupted.', surfaceLabel(session.label)));
+      answer = await showWarning(
+        vscode.l10n.t(
+          'Not confirmed: interrupting "{0}" got no answer ({1}), and reading the session again did not tell ({2}). It may or may not have been applied.',
+          label,
+          why,
+          status === undefined && failure === undefined
+            ? vscode.l10n.t('its status was not given')
+            : failureWhy(failure),
+        ),
+        checkAgain,
+      );
     }
-    await deps.store.refresh(session.connectionId);
-  } catch (error) {
-    void showError(
-      vscode.l10n.t(
-        'Could not interrupt "{0}": {1}',
-        surfaceLabel(session.label),
-        surfaceError(error),
-      ),
-    );
+    if (answer === tryAgain) return 'tryAgain';
+    if (answer !== checkAgain) return 'stop';
   }
 }

@@ -37,7 +37,7 @@ export type CompletionOutcome =
 
 /** Why an answer did not confirm the outcome of a mutation. */
 export type UnconfirmedReason =
-  'timeout' | 'unreachable' | 'server' | 'notFound' | 'auth' | 'canceled';
+  'timeout' | 'unreachable' | 'server' | 'rateLimited' | 'notFound' | 'auth' | 'canceled';
 
 /** The arguments sent to session_complete: the intent's, plus its key — never re-minted. */
 export function sessionCompleteArguments(intent: CompletionIntent): Record<string, unknown> {

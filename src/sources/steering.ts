@@ -48,6 +48,11 @@ export interface ManualTasks {
 /** Sources that can interrupt a running session (agents REST API). */
 export interface SessionInterrupt {
   interrupt(sessionId: string, signal?: AbortSignal): Promise<'interrupted' | 'nothingToInterrupt'>;
+  /**
+   * The session's status as the server gives it now ("running", "stopped", …): how an
+   * interrupt whose answer was lost is settled. Undefined when the answer does not say.
+   */
+  sessionStatus(sessionId: string, signal?: AbortSignal): Promise<string | undefined>;
 }
 
 export function canCompleteSessions(source: object): source is SessionCompletion {

@@ -43,6 +43,8 @@ function unknownReason(kind: BackendErrorKind): UnconfirmedReason {
       return 'timeout';
     case 'network':
       return 'unreachable';
+    case 'rateLimited':
+      return 'rateLimited';
     case 'notFound':
       return 'notFound';
     case 'unauthorized':
@@ -332,7 +334,7 @@ export class McpSource implements SessionSource, SessionCompletion, ManualTasks 
     if (!result.isError) return { kind: 'applied', text: result.text };
     const refusal = toolErrorToBackendError(tool, result);
     if (refusal.kind === 'server' || refusal.kind === 'rateLimited' || refusal.kind === 'timeout') {
-      return { kind: 'unknown', text: refusal.message, reason: 'server' };
+      return { kind: 'unknown', text: refusal.message, reason: unknownReason(refusal.kind) };
     }
     return { kind: 'refused', text: refusal.message };
   }

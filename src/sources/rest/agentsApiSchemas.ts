@@ -33,6 +33,9 @@ export const agentSession = z.looseObject({
 });
 export type AgentSession = z.infer<typeof agentSession>;
 
+/** One session read again for its status alone (other fields may be anything). */
+export const sessionStatus = z.looseObject({ status: z.string().nullish() });
+
 export const sessionList = z.looseObject({
   sessions: z.array(z.unknown()),
   metadata: z.looseObject({ page_key: z.string().nullish() }).nullish(),

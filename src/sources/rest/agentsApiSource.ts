@@ -18,6 +18,7 @@ import {
   outstandingCalls,
   outstandingCount,
   sessionList,
+  sessionStatus,
 } from './agentsApiSchemas.ts';
 import type { AgentSession } from './agentsApiSchemas.ts';
 import type { SessionInterrupt } from '../steering.ts';
@@ -312,6 +313,16 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
         status: response.status,
       },
     );
+  }
+
+  async sessionStatus(sessionId: string, signal?: AbortSignal): Promise<string | undefined> {
+    const [agent, key] = splitSessionId(sessionId);
+    const row = await this.getJson(
+      `/v2/agents/${pathSegment(agent)}/sessions/${pathSegment(key)}`,
+      sessionStatus,
+      signal,
+    );
+    return row.status ?? undefined;
   }
 
   async dispose(): Promise<void> {
