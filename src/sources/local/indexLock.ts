@@ -59,13 +59,15 @@ export class IndexLock {
     return this.token !== undefined;
   }
 
-  /** Takes the lock, waiting while another live holder keeps it fresh. */
-  async acquire(signal?: AbortSignal): Promise<LockResult> {
+  /**
+   * Takes the lock, waiting while another live holder keeps it fresh; `onWait` is called
+   * once, when the wait begins.
+   */
+  async acquire(onWait?: () => void): Promise<LockResult> {
     const result: LockResult = { acquired: false, waited: false, tookOver: false };
     if (this.token) return { ...result, acquired: true };
     const deadline = Date.now() + this.options.maxWaitMs;
     for (;;) {
-      signal?.throwIfAborted();
       const attempt = await this.tryCreate();
       if (attempt === 'created') return { ...result, acquired: true };
       if (attempt === 'failed') return result;
@@ -76,6 +78,7 @@ export class IndexLock {
         continue;
       }
       if (Date.now() >= deadline) return result;
+      if (!result.waited) onWait?.();
       result.waited = true;
       await sleep(this.options.pollMs);
     }

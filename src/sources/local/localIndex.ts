@@ -86,6 +86,8 @@ export class LocalIndex {
   /** cache.changes as of the last save (or load): the index is up to date while equal. */
   private savedChanges = 0;
   private saveTimer: NodeJS.Timeout | undefined;
+  /** How long the last save took (the next one waits 100 times as long, at least). */
+  private lastSaveMs = 0;
   private saveFailed = false;
   private disposed = false;
 
@@ -254,7 +256,8 @@ export class LocalIndex {
     if (!first && before.reduce((n, f) => n + f.size, 0) < LOCK_MIN_BYTES) return false;
     await seed();
     if (unknown().length === 0) return false;
-    const lock = await persisted.lock.acquire();
+    // Helpers started early for this scan would idle through the wait: stopped.
+    const lock = await persisted.lock.acquire(() => this.cache.stopWorkers());
     if (lock.waited) persisted.stats.lockWaits++;
     if (lock.tookOver) persisted.stats.lockTakeovers++;
     if (lock.waited || lock.tookOver) await seed();
@@ -273,9 +276,11 @@ export class LocalIndex {
     const persisted = this.persisted;
     const changes = this.cache.changes;
     if (!persisted || changes === this.savedChanges) return;
+    const started = performance.now();
     try {
       await persisted.save(this.cache.resting());
       this.savedChanges = changes;
+      this.lastSaveMs = performance.now() - started;
     } catch (error) {
       if (this.saveFailed) return;
       this.saveFailed = true;
@@ -286,14 +291,20 @@ export class LocalIndex {
     }
   }
 
-  /** A save after a while, once per change burst (a live session changes every second). */
+  /**
+   * A save after a while, once per change burst (a live session changes every second), and
+   * never more than 1% of the time: a large index takes a while to write.
+   */
   private scheduleSave(): void {
     if (!this.persisted || this.disposed || this.saveTimer) return;
     if (this.cache.changes === this.savedChanges) return;
-    this.saveTimer = setTimeout(() => {
-      this.saveTimer = undefined;
-      void this.exclusive(() => this.saveNow());
-    }, this.persisted.saveDelayMs);
+    this.saveTimer = setTimeout(
+      () => {
+        this.saveTimer = undefined;
+        void this.exclusive(() => this.saveNow());
+      },
+      Math.max(this.persisted.saveDelayMs, 100 * this.lastSaveMs),
+    );
     this.saveTimer.unref();
   }
 

@@ -35,6 +35,8 @@ const MAX_PENDING_BYTES = 16 << 20;
 const WRITE_GROUP_BYTES = 1 << 20;
 /** Temporary files of a writer that died are removed after this long (or at once when its pid is gone). */
 const ORPHAN_MS = 3_600_000;
+/** Indexes of other folders not written for this long are removed (folders no window reads). */
+const UNUSED_INDEX_MS = 30 * 86_400_000;
 /** Numbers per usage record (see packedUsage.ts). */
 const NUMBERS = 7;
 
@@ -220,7 +222,7 @@ export class PersistedIndex {
       await handle.write(head, 0, HEADER_BYTES, 0);
       await handle.sync();
       await handle.close();
-      await rename(tmp, this.file);
+      await renameOver(tmp, this.file);
       renamed = true;
       await syncFolder(this.options.dir);
       this.known = fileKey(await stat(this.file));
@@ -236,12 +238,25 @@ export class PersistedIndex {
     }
   }
 
-  /** Temporary files of writers that died mid-write (their process is gone, or long ago). */
+  /**
+   * Temporary files of writers that died mid-write (their process is gone, or long ago),
+   * and the indexes of other folders that no window wrote for 30 days.
+   */
   private async removeOrphans(): Promise<void> {
     const dir = this.options.dir;
-    const prefix = `${this.file.slice(dir.length + 1)}.`;
+    const own = this.file.slice(dir.length + 1);
+    const prefix = `${own}.`;
     const names = await readdir(dir).catch(() => [] as string[]);
     for (const name of names) {
+      if (name !== own && /^local-[0-9a-f]{16}\.idx$/.test(name)) {
+        const path = join(dir, name);
+        const unused = await stat(path).then(
+          (s) => Date.now() - s.mtimeMs > UNUSED_INDEX_MS,
+          () => false,
+        );
+        if (unused) await unlink(path).catch(() => undefined);
+        continue;
+      }
       if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
       const pid = Number(name.slice(prefix.length).split('.')[0]);
       const path = join(dir, name);
@@ -252,6 +267,23 @@ export class PersistedIndex {
       if (old || (pid !== process.pid && !processAlive(pid))) {
         await unlink(path).catch(() => undefined);
       }
+    }
+  }
+}
+
+/**
+ * rename, tried again a few times when the target is busy (Windows refuses to replace a
+ * file another window is reading at that moment).
+ */
+async function renameOver(from: string, to: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await rename(from, to);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (attempt >= 4 || (code !== 'EPERM' && code !== 'EBUSY' && code !== 'EACCES')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * (attempt + 1)));
     }
   }
 }

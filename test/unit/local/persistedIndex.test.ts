@@ -234,6 +234,36 @@ describe('persisted local index', () => {
     });
   });
 
+  test('changes are saved after a delay, and what is left when the window closes', async () => {
+    await inWorld(async (w) => {
+      const a = await firstWindow(w);
+      const file = a.snapshot.files.find((f) => f.harness === 'codex')!;
+      const b = w.open({ saveDelayMs: 50 });
+      await b.refresh();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(b.persisted!.stats.saves, 0, 'nothing changed: nothing saved');
+      await appendFile(
+        file.path,
+        '{"timestamp":"2026-07-01T10:00:00.000Z","type":"compacted","payload":{}}\n',
+      );
+      await b.refresh();
+      for (let i = 0; i < 100 && b.persisted!.stats.saves === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(b.persisted!.stats.saves, 1, 'saved after the delay');
+      await appendFile(
+        file.path,
+        '{"timestamp":"2026-07-01T10:00:01.000Z","type":"compacted","payload":{}}\n',
+      );
+      await b.refresh();
+      await b.dispose();
+      assert.equal(b.persisted!.stats.saves, 2, 'saved when closed');
+      const c = w.open();
+      await c.refresh();
+      assert.equal(c.cache.stats.bytesRead, 0, 'the next window has both appends');
+    });
+  });
+
   test('files that are gone leave the index; the size cap keeps the newest files', async () => {
     await inWorld(async (w) => {
       const a = await firstWindow(w);
@@ -271,6 +301,22 @@ describe('persisted local index', () => {
         left.every((f) => f.mtimeMs <= oldest),
         'only older files were left out',
       );
+    });
+  });
+
+  test("another folder set's index is removed once no window wrote it for 30 days", async () => {
+    await inWorld(async (w) => {
+      await mkdir(w.store, { recursive: true });
+      const unused = join(w.store, 'local-0123456789abcdef.idx');
+      const recent = join(w.store, 'local-fedcba9876543210.idx');
+      await writeFile(unused, 'x');
+      await writeFile(recent, 'x');
+      const longAgo = new Date(Date.now() - 31 * 86_400_000);
+      await utimes(unused, longAgo, longAgo);
+      await firstWindow(w);
+      const names = await readdir(w.store);
+      assert.ok(!names.includes('local-0123456789abcdef.idx'), 'unused for 31 days: removed');
+      assert.ok(names.includes('local-fedcba9876543210.idx'), 'written lately: kept');
     });
   });
 
