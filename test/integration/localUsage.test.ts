@@ -161,7 +161,13 @@ describe('local usage report', () => {
       assert.ok((await restore({ connectionId: 'gone', range: 7 })).disposed(), 'unknown');
       assert.ok((await restore({ connectionId: ID, range: 7 })).disposed(), 'already open');
 
-      await vscode.window.tabGroups.close(tab);
+      // The tab as it is now: a Tab object from before other tabs opened and closed may
+      // no longer be valid (VS Code 1.100 then refuses to close it).
+      const current = vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .find((t) => t.label === 'Usage: This machine (usage)');
+      assert.ok(current, 'the dashboard tab is still open');
+      await vscode.window.tabGroups.close(current);
       await until('the dashboard closed', () => api.dashboards.openConnections().length === 0);
       const restored = await restore({ connectionId: ID, range: 7 });
       assert.equal(restored.disposed(), false, 'restored');
