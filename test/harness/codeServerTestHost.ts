@@ -4,6 +4,11 @@
  * [folder]), starts code-server, opens the workbench in headless Chromium with the
  * tests in the URL payload, relays the extension host's console and exits with
  * the test result (0 pass, 1 fail, 124 timeout, 2 harness failure).
+ *
+ * --user-data-dir=DIR (as desktop VS Code takes it) puts everything the run writes in
+ * DIR: code-server's user data, extensions and log, and the browser profile, which holds
+ * the workbench's state (global and workspace storage, webview state, secret storage).
+ * It is kept after the run, so the caller can check what was written there.
  */
 import { chromium } from 'playwright-core';
 import path from 'node:path';
@@ -16,7 +21,9 @@ const NOISE =
   /Resolving connection token|Resolved connection token|Creating a socket|ECONNREFUSED 127\.0\.0\.1:9|Content Security Policy|Failed to load resource|AgentHost|AccountPolicyGate|web worker extension host|allow-scripts and allow-same-origin|Service Worker|additional builtin extensions|reconnection-grace-time|Timed out waiting for authentication provider|^\[lifecycle\]|\[Extension Host\] (?!.*(passing|failing|✔|✓|\d+\)))/;
 
 function parseArgs(argv: string[]) {
-  const out: { dev: string[]; tests?: string; folder?: string } = { dev: [] };
+  const out: { dev: string[]; tests?: string; folder?: string; userDataDir?: string } = {
+    dev: [],
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const match = /^--([^=]+)(?:=(.*))?$/.exec(arg);
@@ -27,10 +34,8 @@ function parseArgs(argv: string[]) {
     const value = () => match[2] ?? argv[++i] ?? '';
     if (match[1] === 'extensionDevelopmentPath') out.dev.push(path.resolve(value()));
     else if (match[1] === 'extensionTestsPath') out.tests = path.resolve(value());
-    else if (
-      ['user-data-dir', 'extensions-dir', 'folder-uri'].includes(match[1] ?? '') &&
-      match[2] === undefined
-    )
+    else if (match[1] === 'user-data-dir') out.userDataDir = path.resolve(value());
+    else if (['extensions-dir', 'folder-uri'].includes(match[1] ?? '') && match[2] === undefined)
       i++;
     // other desktop flags (--no-sandbox, --disable-extensions, …) do not apply here
   }
@@ -51,16 +56,18 @@ async function main(): Promise<number> {
   const port = await freePort();
   const server = await startCodeServer({
     smokeTestDriver: true,
+    dataDir: args.userDataDir,
     port,
     env: { ASI_SERVER_AUTHORITY: `127.0.0.1:${port}` },
   });
-  const browser = await chromium.launch({
+  // A persistent profile in the data folder (a plain launch deletes its profile on close).
+  const browser = await chromium.launchPersistentContext(path.join(server.dataDir, 'browser'), {
     executablePath,
     headless: true,
     args: chromiumArgs,
   });
   try {
-    const page = await browser.newPage();
+    const page = browser.pages()[0] ?? (await browser.newPage());
     let finish: (code: number) => void = () => undefined;
     const result = new Promise<number>((resolve) => (finish = resolve));
     const timer = setTimeout(() => {
@@ -104,6 +111,7 @@ async function main(): Promise<number> {
     await chain.catch(() => undefined);
     console.log(`[host] extension tests exited with ${code} after ${Date.now() - started} ms`);
     if (code !== 0) console.log(`[host] code-server log: ${server.logFile}`);
+    console.log(`[host] user data: ${server.dataDir}`);
     return code;
   } finally {
     await browser.close().catch(() => undefined);

@@ -11,7 +11,15 @@ import path from 'node:path';
 import { projectRoot } from '../../scripts/lib/tools.ts';
 import { writeLocalCorpus } from '../support/localCorpus.ts';
 
-export async function runIntegrationTests(env: Record<string, string>): Promise<number> {
+/**
+ * `userDataDir`: where the window keeps everything it writes (VS Code's --user-data-dir;
+ * the code-server host puts its server data and browser profile there), left in place
+ * for the caller to check. A new temporary folder when not given.
+ */
+export async function runIntegrationTests(
+  env: Record<string, string>,
+  userDataDir?: string,
+): Promise<number> {
   // (one VS Code window; the reload scenario reloads it once, see index.ts)
   const workspace = mkdtempSync(path.join(os.tmpdir(), 'asi-ws-'));
   mkdirSync(path.join(workspace, '.vscode'));
@@ -31,7 +39,11 @@ export async function runIntegrationTests(env: Record<string, string>): Promise<
       vscodeExecutablePath: desktop || host,
       extensionDevelopmentPath: projectRoot,
       extensionTestsPath: path.join(projectRoot, 'out', 'test', 'integration', 'index.cjs'),
-      launchArgs: [workspace, '--disable-extensions'],
+      launchArgs: [
+        workspace,
+        '--disable-extensions',
+        ...(userDataDir ? [`--user-data-dir=${userDataDir}`] : []),
+      ],
       extensionTestsEnv: process.env.ASI_TEST_FILTER
         ? { ...env, ASI_TEST_FILTER: process.env.ASI_TEST_FILTER }
         : env,

@@ -6,6 +6,9 @@
 import * as vscode from 'vscode';
 import { legacyTokenKey } from '../../../src/config/legacyMigration.ts';
 import type { ExtensionApi } from '../../../src/extension.ts';
+import { UPGRADED_TOKEN } from './upgradeValues.ts';
+
+export { UPGRADED_TOKEN };
 
 export const OLD = 'agentSessions';
 export const NEW = 'sessionInspector';
@@ -16,7 +19,6 @@ export const UPGRADED_CONNECTION = {
   kind: 'mcp',
   url: 'http://127.0.0.1:9/mcp/upgraded',
 } as const;
-export const UPGRADED_TOKEN = 'token-saved-by-an-older-version';
 
 export function userSettingsUri(api: ExtensionApi): vscode.Uri {
   // <user-data>/User/globalStorage/<extension id> → <user-data>/User/settings.json
