@@ -562,7 +562,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     const error = state?.error;
     const item = new vscode.TreeItem(errorTitle(error?.kind));
     item.id = `error:${node.connectionId}`;
-    item.tooltip = error?.message;
+    // The server's own words: plain text (a string tooltip), cleaned and cut.
+    item.tooltip = error ? plainSurfaceText(error.message, { multiline: true }) : undefined;
     item.description = state?.loadedOnce ? vscode.l10n.t('showing last loaded data') : undefined;
     item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
     if (error?.kind === 'unauthorized') {
