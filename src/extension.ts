@@ -17,18 +17,24 @@ import { SESSION_PANEL_TYPE, SessionPanels } from './webview/sessionPanels.ts';
 import { registerSessionCommands } from './commands/sessionCommands.ts';
 import { registerFilterCommands } from './commands/filterCommands.ts';
 import type { SessionFilters } from './domain/filters.ts';
+import type { SessionSummary } from './domain/session.ts';
 import { Poller } from './store/poller.ts';
 import { randomUUID } from 'node:crypto';
 import { CompletionService } from './store/completions.ts';
 import { IntentStore } from './store/intentStore.ts';
 import { offerUnfinished, registerSteeringCommands } from './commands/steeringCommands.ts';
 import { registerManualTaskCommands } from './commands/manualTaskCommands.ts';
-import { registerUsageDashboard, type UsageDashboards } from './webview/dashboardPanel.ts';
+import {
+  DASHBOARD_COMMAND,
+  registerUsageDashboard,
+  type UsageDashboards,
+} from './webview/dashboardPanel.ts';
 import { registerLocalUsageCommands } from './commands/localUsageCommands.ts';
 import { registerResumeCommands } from './commands/resumeCommands.ts';
-import { readLocalPrices, warnPriceProblems } from './config/localPrices.ts';
+import { readLocalPrices } from './config/localPrices.ts';
 import { onLocalSettingsChange, readLocalFolders } from './config/localFolders.ts';
 import { notifyWaiting } from './views/waitingNotification.ts';
+import { warnPriceProblems } from './views/priceWarning.ts';
 import { LiveLocalSessions } from './services/liveLocalSessions.ts';
 import { countWaiting } from './domain/waitingCount.ts';
 import { waitingLabel } from './views/waitingLabel.ts';
@@ -111,6 +117,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     storageDir: context.globalStorageUri.fsPath,
     log,
   });
+  // Commands and views sit below the webview host: they get its opener, not the host.
+  const openPanel = (session: SessionSummary) => panels.open(session);
   const completions = new CompletionService({
     store,
     intents: new IntentStore(context.globalState),
@@ -186,7 +194,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       if (e.affectsConfiguration('sessionInspector.backgroundPollIntervalSeconds'))
         backgroundPoller.restart();
     }),
-    store.onDidStartWaiting((sessions) => notifyWaiting(sessions, panels)),
+    store.onDidStartWaiting((sessions) => notifyWaiting(sessions, openPanel)),
     ...registerFilterCommands(store, tree),
     ...registerSteeringCommands({ store, completions }),
     ...registerManualTaskCommands(store),
@@ -195,9 +203,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     ...registerConnectionCommands({ registry, tokens, store, createSource }),
     ...registerDemoCommands({ demo, registry, tokens, memory: context.globalState }),
     ...registerWaitingCommands(store, view),
-    ...registerSessionCommands(store, panels),
+    ...registerSessionCommands(store, openPanel),
     ...registerResumeCommands(store),
-    ...registerLocalUsageCommands(store),
+    ...registerLocalUsageCommands(store, (connectionId) =>
+      vscode.commands.executeCommand(DASHBOARD_COMMAND, connectionId),
+    ),
     // New prices or transcript folders: local connections are built again with them.
     onLocalSettingsChange(() => {
       for (const c of store.connections())

@@ -3,7 +3,6 @@ import { hasLocalUsage } from '../sources/localUsageSource.ts';
 import { surfaceError, surfaceLabel } from '../domain/surfaceText.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import { showError, showInformation } from '../views/safeMessage.ts';
-import { DASHBOARD_COMMAND } from '../webview/dashboardPanel.ts';
 
 export const SHOW_LOCAL_USAGE_COMMAND = 'sessionInspector.showLocalUsageReport';
 export const EXPORT_LOCAL_USAGE_COMMAND = 'sessionInspector.exportLocalUsageReport';
@@ -13,13 +12,17 @@ const ADDED_CONNECTION_WAIT_MS = 5_000;
 /**
  * The usage report of the Claude Code and Codex transcripts on this machine: shown in the
  * usage dashboard, or exported as a JSON document. Without a local connection, offers to
- * add one.
+ * add one. `showDashboard` opens a connection's usage dashboard (the webview host's, handed
+ * in by extension.ts).
  */
-export function registerLocalUsageCommands(store: SessionStore): vscode.Disposable[] {
+export function registerLocalUsageCommands(
+  store: SessionStore,
+  showDashboard: (connectionId: string) => Thenable<unknown>,
+): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand(SHOW_LOCAL_USAGE_COMMAND, async () => {
       const id = await localConnection(store);
-      if (id) await vscode.commands.executeCommand(DASHBOARD_COMMAND, id);
+      if (id) await showDashboard(id);
     }),
     // Returns the document (the integration tests read it).
     vscode.commands.registerCommand(EXPORT_LOCAL_USAGE_COMMAND, async () => {

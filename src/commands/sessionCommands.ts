@@ -5,18 +5,20 @@ import { formatCost, relativeTime } from '../domain/format.ts';
 import { DETAIL_MAX_LENGTH, plainSurfaceText, surfaceLabel } from '../domain/surfaceText.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import { showInformation } from '../views/safeMessage.ts';
-import type { SessionPanels } from '../webview/sessionPanels.ts';
 import { statusLabel } from '../views/statusPresentation.ts';
 
-/** Open a session's panel: from the tree (node argument) or the palette (QuickPick). */
+/**
+ * Open a session's panel: from the tree (node argument) or the palette (QuickPick).
+ * `openPanel` is the webview host's, handed in by extension.ts (the host sits above commands).
+ */
 export function registerSessionCommands(
   store: SessionStore,
-  panels: SessionPanels,
+  openPanel: (session: SessionSummary) => void,
 ): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('sessionInspector.openSession', async (arg?: unknown) => {
       const session = sessionOf(arg) ?? (await pickSession(store));
-      if (session) panels.open(session);
+      if (session) openPanel(session);
     }),
   ];
 }

@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { showWarning } from '../views/safeMessage.ts';
 
 /** `sessionInspector.local.prices`: model id → USD per million tokens, before the bundled table. */
 export const LOCAL_PRICES_SETTING = 'sessionInspector.local.prices';
@@ -7,21 +6,4 @@ export const LOCAL_PRICES_SETTING = 'sessionInspector.local.prices';
 /** The raw value; the source factory validates it (zod lives in the lazily loaded bundle). */
 export function readLocalPrices(): unknown {
   return vscode.workspace.getConfiguration().get<unknown>(LOCAL_PRICES_SETTING);
-}
-
-/** Says which entries are ignored and why, with a way to the setting. */
-export async function warnPriceProblems(lines: readonly string[]): Promise<void> {
-  const open = vscode.l10n.t('Open Settings');
-  // The lines quote model ids from the setting: through the sanitiser like any message.
-  const answer = await showWarning(
-    vscode.l10n.t(
-      'Some entries of {0} are ignored (the bundled prices apply to those models): {1}',
-      LOCAL_PRICES_SETTING,
-      lines.join('; '),
-    ),
-    open,
-  );
-  if (answer === open) {
-    await vscode.commands.executeCommand('workbench.action.openSettings', LOCAL_PRICES_SETTING);
-  }
 }

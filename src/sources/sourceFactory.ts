@@ -1,5 +1,4 @@
 import * as path from 'node:path';
-import type { TokenStore } from '../config/tokenStore.ts';
 import { BackendError } from '../domain/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import type { PriceTable } from './local/pricing.ts';
@@ -17,8 +16,13 @@ export function loadSourceAdapters(extensionPath: string): SourceAdapters {
   return adapters;
 }
 
+/** The token saved for a connection at a URL's origin (config/tokenStore.ts, handed in by extension.ts). */
+export interface TokenLookup {
+  get(connectionId: string, url: string): PromiseLike<string | undefined>;
+}
+
 export interface SourceFactoryDeps {
-  tokens: TokenStore;
+  tokens: TokenLookup;
   log: Logger;
   extensionPath: string;
   version: string;
