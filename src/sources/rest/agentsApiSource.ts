@@ -140,10 +140,15 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
   private readonly log: Logger;
   private readonly unreadable: UnreadableFieldLog;
   private agentKeys: Promise<string[]> | undefined;
-  /** Sessions whose failed outstanding-calls lookup was logged (polls repeat it). */
+  /** Sessions whose failed outstanding-calls or last-event lookup was logged (polls repeat it). */
   private readonly unreadableLookups = new Set<string>();
   /** The agent list's paging repeated itself when it was last read. */
   private agentListRepeated = false;
+  /**
+   * The last event type of stopped sessions, by id, with a hash of the row it was read for:
+   * an unchanged row is not read again at every poll.
+   */
+  private readonly lastEvents = new Map<string, { row: string; type: string | undefined }>();
 
   constructor(options: AgentsApiSourceOptions) {
     this.config = options.config;
@@ -259,19 +264,31 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
    * ended where a page key comes back (the server's paging repeats itself).
    */
   async listEvents(sessionId: string, signal?: AbortSignal): Promise<unknown[]> {
-    const [agent, key] = splitSessionId(sessionId);
     const events: unknown[] = [];
+    await this.eachEventPage(sessionId, true, signal, (page) => events.push(...page));
+    return events;
+  }
+
+  /** Pages through a session's events, oldest first, handing each page to `onPage`. */
+  private async eachEventPage(
+    sessionId: string,
+    includeHidden: boolean,
+    signal: AbortSignal | undefined,
+    onPage: (events: unknown[]) => void,
+  ): Promise<void> {
+    const [agent, key] = splitSessionId(sessionId);
     const followed = new Set<string>();
     let pageKey: string | undefined;
     for (let page = 0; page < 100; page++) {
-      const query = new URLSearchParams({ limit: '100', include_hidden: 'true' });
+      const query = new URLSearchParams({ limit: '100' });
+      if (includeHidden) query.set('include_hidden', 'true');
       if (pageKey) query.set('page_key', pageKey);
       const body = await this.getJson(
         `/v2/agents/${pathSegment(agent)}/sessions/${pathSegment(key)}/events?${query}`,
         eventList,
         signal,
       );
-      events.push(...body.events);
+      onPage(body.events);
       if (pageKey) followed.add(pageKey);
       pageKey = body.metadata?.page_key ?? undefined;
       if (!pageKey || body.events.length === 0) break;
@@ -282,7 +299,6 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
         break;
       }
     }
-    return events;
   }
 
   /** POST …/events {type: "interrupt"}; an idle session answers 400 "Nothing to interrupt". */
@@ -375,7 +391,12 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
       raw === 'running' || base.status === 'unknown'
         ? await this.pendingCalls(agent, row.key, signal)
         : 0;
-    const status = deriveAgentApiStatus(raw, pending ?? 0);
+    // Only a stopped session's last event says more (an interrupt ended it).
+    const lastEvent =
+      base.status === 'idle' && raw?.toLowerCase() === 'stopped'
+        ? await this.lastEventType(agent, row.key, item, signal)
+        : undefined;
+    const status = deriveAgentApiStatus(raw, pending ?? 0, lastEvent);
     if (statusUnreadable && status.status !== 'waiting') status.status = 'unknown';
     return {
       id: `${agent}/${row.key}`,
@@ -400,6 +421,43 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
           ? `${row.created_by_agent_key}/${row.created_by_session_key}`
           : undefined,
     };
+  }
+
+  /**
+   * The type of the session's last visible event; undefined when it has none or the lookup
+   * failed (the session then shows as plainly stopped). Read again only when its row changes.
+   */
+  private async lastEventType(
+    agent: string,
+    key: string,
+    item: unknown,
+    signal?: AbortSignal,
+  ): Promise<string | undefined> {
+    const id = `${agent}/${key}`;
+    const row = createHash('sha256').update(JSON.stringify(item)).digest('base64url');
+    const known = this.lastEvents.get(id);
+    if (known?.row === row) return known.type;
+    let type: string | undefined;
+    try {
+      await this.eachEventPage(id, false, signal, (events) => {
+        const last = events.at(-1) as { type?: unknown } | null | undefined;
+        if (last !== undefined) type = typeof last?.type === 'string' ? last.type : undefined;
+      });
+    } catch (error) {
+      if (isBackendError(error) && (error.kind === 'unauthorized' || error.kind === 'canceled'))
+        throw error;
+      if (!this.unreadableLookups.has(id)) {
+        if (this.unreadableLookups.size >= 5_000) this.unreadableLookups.clear();
+        this.unreadableLookups.add(id);
+        this.log.warn(
+          `${this.config.label}: the last event of ${JSON.stringify(rawText(id, 120))} could not be read (${isBackendError(error) ? error.kind : 'error'}); shown as stopped`,
+        );
+      }
+      return undefined;
+    }
+    if (this.lastEvents.size >= 5_000) this.lastEvents.clear();
+    this.lastEvents.set(id, { row, type });
+    return type;
   }
 
   /**
