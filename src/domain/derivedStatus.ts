@@ -4,26 +4,12 @@
  * always kept next to the derived one so nothing a server says is lost.
  * The table lives in docs/derived-status.md and is unit-tested row by row.
  */
-export const DERIVED_STATUSES = [
-  'waiting',
-  'active',
-  'idle',
-  'error',
-  'finished',
-  'stale',
-  'unknown',
-] as const;
-export type DerivedStatus = (typeof DERIVED_STATUSES)[number];
+import type { DerivedStatus, StatusDerivation } from '../shared/sessionSummary.ts';
+import { DERIVED_STATUSES } from '../shared/sessionSummary.ts';
 
-/** How a finished session ended: canceled or interrupted must never look completed. */
-export type FinishOutcome = 'completed' | 'canceled' | 'interrupted';
-
-export interface StatusDerivation {
-  status: DerivedStatus;
-  outcome?: FinishOutcome;
-  /** The backend's own value, shown in tooltips. */
-  raw: string;
-}
+// The vocabulary lives in src/shared, where the webview app can import it too.
+export { DERIVED_STATUSES } from '../shared/sessionSummary.ts';
+export type { DerivedStatus, FinishOutcome, StatusDerivation } from '../shared/sessionSummary.ts';
 
 /** Closedloop-style `list-agent-sessions` status (already derived server-side). */
 export function deriveReportingStatus(raw: string | null | undefined): StatusDerivation {

@@ -5,7 +5,7 @@ import type {
   FileRef,
   TextPart,
   TokenUsage,
-} from '../../../src/domain/transcript/model.ts';
+} from '../../../src/shared/transcriptEntries.ts';
 import type { TranscriptEntry } from '../../../src/shared/protocol.ts';
 import * as l10n from '@vscode/l10n';
 import { formatNumber, formatSeconds, formatTime } from '../shared/l10n.ts';

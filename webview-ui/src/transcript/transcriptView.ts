@@ -4,7 +4,7 @@ import { flow } from '@lit-labs/virtualizer/layouts/flow.js';
 import { virtualize, virtualizerRef } from '@lit-labs/virtualizer/virtualize.js';
 import type { VirtualizerHostElement } from '@lit-labs/virtualizer/virtualize.js';
 import { LitElement, html, nothing } from 'lit';
-import type { FileRef, TextPart } from '../../../src/domain/transcript/model.ts';
+import type { FileRef, TextPart } from '../../../src/shared/transcriptEntries.ts';
 import type {
   HostMessage,
   TranscriptEntry,
