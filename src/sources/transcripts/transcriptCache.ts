@@ -120,6 +120,11 @@ export class TranscriptCache {
     return run;
   }
 
+  /** Every session in the descriptor index, by key (`<connectionId>/<sessionId>`). */
+  async sessions(): Promise<Record<string, IndexedSession>> {
+    return (await this.readIndex()).sessions;
+  }
+
   private async readIndex(): Promise<IndexFile> {
     try {
       const parsed = JSON.parse(await readFile(this.indexPath, 'utf8')) as Partial<IndexFile>;

@@ -1,0 +1,412 @@
+/**
+ * Search across sessions: which files to search (every local transcript the local
+ * source lists, every downloaded remote transcript in the transcript cache), the engine
+ * run over them (VS Code's ripgrep, or the Node scanner), and each raw match turned into
+ * a result — its line read back by offset, the match located in the JSON and unescaped,
+ * its entry kind and time asked of the format's normalizer, the filters applied.
+ *
+ * Results stream: `onHits` is called with a session's growing list whenever it changes.
+ * Only the first `maxPerSession` results of a session are read back and shown; further
+ * raw matches are counted. The whole search stops at `maxResults` shown results.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import {
+  classifyMatch,
+  kindPasses,
+  normalizeLine,
+  type MatchKind,
+} from '../../domain/search/classifyMatch.ts';
+import {
+  locateMatch,
+  snippetOf,
+  type MatchPlace,
+  type Snippet,
+} from '../../domain/search/jsonMatch.ts';
+import {
+  enginePattern,
+  targetPasses,
+  timePasses,
+  type SearchFilters,
+  type SearchQuery,
+  type TargetFacts,
+} from '../../domain/search/searchQuery.ts';
+import type { SessionSummary } from '../../domain/session.ts';
+import type { FileFormat } from '../../domain/transcript/model.ts';
+import type { NormalizedRecord } from '../../domain/transcript/normalize/types.ts';
+import { scanFiles, type ScannedMatch } from './nodeScan.ts';
+import { runRipgrep, type RawMatch } from './ripgrep.ts';
+
+export interface SearchTarget {
+  /** `<connectionId>/<sessionId>`. */
+  key: string;
+  path: string;
+  format: FileFormat;
+  session: SessionSummary;
+  facts: TargetFacts;
+  origin: 'local' | 'remote';
+}
+
+export interface SearchHit {
+  /** 1-based JSONL line. */
+  line: number;
+  /** Byte offset of the match in the file. */
+  offset: number;
+  kind: MatchKind;
+  place: MatchPlace;
+  timestamp?: string;
+  /** The matched text, unescaped. */
+  text: string;
+  snippet: Snippet;
+}
+
+export interface SessionHits {
+  target: SearchTarget;
+  hits: SearchHit[];
+  /** Raw matches past the per-session limit, not read back (so not filtered either). */
+  more: number;
+}
+
+export interface SearchProgress {
+  filesDone: number;
+  filesTotal: number;
+  results: number;
+}
+
+export interface SearchSummary {
+  engine: 'ripgrep' | 'node';
+  files: number;
+  sessions: number;
+  results: number;
+  /** Matches found in keys or metadata only, left out. */
+  hidden: number;
+  /** Stopped at maxResults. */
+  truncated: boolean;
+  cancelled: boolean;
+  /** Milliseconds from start to the first shown result (undefined: none). */
+  firstResultMs?: number;
+}
+
+export interface SearchOptions {
+  targets: readonly SearchTarget[];
+  query: SearchQuery;
+  filters: SearchFilters;
+  /** ripgrep's path; the Node scanner runs when absent. */
+  rg?: string;
+  signal?: AbortSignal;
+  maxPerSession?: number;
+  maxResults?: number;
+  onHits?: (update: SessionHits) => void;
+  onProgress?: (progress: SearchProgress) => void;
+}
+
+/** Lines longer than this are not parsed: the match is shown from a window around it. */
+const MAX_LINE_BYTES = 32 << 20;
+const WINDOW_BYTES = 64 << 10;
+
+export async function searchSessions(options: SearchOptions): Promise<SearchSummary> {
+  const started = performance.now();
+  const maxPerSession = options.maxPerSession ?? 100;
+  const maxResults = options.maxResults ?? 5000;
+  const targets = options.targets.filter((t) => targetPasses(t.facts, options.filters));
+  const byPath = new Map(targets.map((t) => [t.path, t]));
+  const states = new Map<string, SessionHits>();
+  const summary: SearchSummary = {
+    engine: options.rg ? 'ripgrep' : 'node',
+    files: targets.length,
+    sessions: 0,
+    results: 0,
+    hidden: 0,
+    truncated: false,
+    cancelled: false,
+  };
+  // Raw matches wait here while earlier ones are read back (reading is async, the engine is not).
+  const queue: (RawMatch | ScannedMatch)[] = [];
+  /** Raw matches taken for reading, per path (the per-session budget). */
+  const taken = new Map<string, number>();
+  const filesSeen = new Set<string>();
+  let wake: (() => void) | undefined;
+  let engineDone = false;
+  let stopEngine = false;
+  const reader = new LineReader();
+
+  const accept = (match: RawMatch | ScannedMatch): boolean => {
+    if (stopEngine) return false;
+    if (!filesSeen.has(match.path)) {
+      filesSeen.add(match.path);
+      options.onProgress?.({
+        filesDone: filesSeen.size,
+        filesTotal: targets.length,
+        results: summary.results,
+      });
+    }
+    const count = taken.get(match.path) ?? 0;
+    // Twice the shown limit is read back: some matches fall to filters or metadata.
+    if (count >= maxPerSession * 2) {
+      const state = states.get(match.path);
+      if (state) state.more++;
+      return true;
+    }
+    taken.set(match.path, count + 1);
+    queue.push(match);
+    wake?.();
+    return true;
+  };
+
+  const consume = async () => {
+    for (;;) {
+      const match = queue.shift();
+      if (!match) {
+        if (engineDone) return;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+        continue;
+      }
+      if (stopEngine) continue;
+      const target = byPath.get(match.path);
+      if (!target) continue;
+      let state = states.get(target.path);
+      if (state && state.hits.length >= maxPerSession) {
+        state.more++;
+        continue;
+      }
+      const hit = await readHit(reader, target, match, options.filters);
+      if (!hit) {
+        summary.hidden++;
+        continue;
+      }
+      if (!state) {
+        state = { target, hits: [], more: 0 };
+        states.set(target.path, state);
+        summary.sessions++;
+      }
+      state.hits.push(hit);
+      summary.results++;
+      summary.firstResultMs ??= performance.now() - started;
+      options.onHits?.(state);
+      if (summary.results >= maxResults) {
+        summary.truncated = true;
+        stopEngine = true;
+      }
+    }
+  };
+
+  const engine = async () => {
+    try {
+      const files = targets.map((t) => t.path);
+      const signal = anySignal(options.signal, () => stopEngine);
+      if (options.rg)
+        await runRipgrep({
+          rg: options.rg,
+          pattern: enginePattern(options.query),
+          files,
+          signal: signal.signal,
+          onMatch: accept,
+        });
+      else await scanFiles({ query: options.query, files, signal: signal.signal, onMatch: accept });
+      signal.dispose();
+    } finally {
+      engineDone = true;
+      wake?.();
+    }
+  };
+
+  try {
+    await Promise.all([engine(), consume()]);
+  } finally {
+    await reader.close();
+  }
+  summary.cancelled = options.signal?.aborted ?? false;
+  options.onProgress?.({
+    filesDone: targets.length,
+    filesTotal: targets.length,
+    results: summary.results,
+  });
+  return summary;
+}
+
+/** An AbortSignal that fires with `outer` or as soon as `stop()` says so (checked often). */
+function anySignal(outer: AbortSignal | undefined, stop: () => boolean) {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  outer?.addEventListener('abort', onAbort, { once: true });
+  if (outer?.aborted) controller.abort();
+  const timer = setInterval(() => {
+    if (stop()) controller.abort();
+  }, 50);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      clearInterval(timer);
+      outer?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/** A raw match as a result, or undefined when it is filtered out or in metadata only. */
+async function readHit(
+  reader: LineReader,
+  target: SearchTarget,
+  match: RawMatch | ScannedMatch,
+  filters: SearchFilters,
+): Promise<SearchHit | undefined> {
+  const line =
+    'lineBytes' in match
+      ? { bytes: match.lineBytes, start: match.offset - match.lineOffset, whole: true }
+      : await reader.line(match.path, match.line, match.offset);
+  if (!line) return undefined;
+  const s = match.offset - line.start;
+  const e = s + match.length;
+  if (!line.whole) {
+    // A giant line: shown from a window around the match, not parsed.
+    const text = line.bytes.toString('utf8', s, e);
+    const value = line.bytes.toString('utf8');
+    const at = line.bytes.subarray(0, s).toString('utf8').length;
+    const cls: MatchKind = 'unknown';
+    if (!kindPasses(cls, filters.kind)) return undefined;
+    return {
+      line: match.line,
+      offset: match.offset,
+      kind: cls,
+      place: 'value',
+      text,
+      snippet: snippetOf(value, at, at + text.length),
+    };
+  }
+  const located = locateMatch(line.bytes, s, e);
+  let record: NormalizedRecord | undefined;
+  let kind: MatchKind;
+  let timestamp: string | undefined;
+  if (located.place === 'value') {
+    record = reader.normalized(target, match.line, line.bytes);
+    ({ kind, timestamp } = classifyMatch(record, located.text));
+  } else {
+    // Keys and structure: what the line shows does not hold this text.
+    record = reader.normalized(target, match.line, line.bytes);
+    kind = record ? 'metadata' : 'error';
+  }
+  if (!kindPasses(kind, filters.kind)) return undefined;
+  if (!timePasses(timestamp, filters)) return undefined;
+  const snippet =
+    located.place === 'value'
+      ? snippetOf(located.value, located.start, located.end)
+      : rawSnippet(line.bytes, s, e);
+  return {
+    line: match.line,
+    offset: match.offset,
+    kind,
+    place: located.place,
+    ...(timestamp && { timestamp }),
+    text: located.text,
+    snippet,
+  };
+}
+
+function rawSnippet(bytes: Buffer, s: number, e: number): Snippet {
+  const from = Math.max(0, s - 120);
+  const head = bytes.toString('utf8', from, s);
+  const text = head + bytes.toString('utf8', s, Math.min(bytes.length, e + 240));
+  return snippetOf(text, head.length, head.length + bytes.toString('utf8', s, e).length);
+}
+
+interface ReadLine {
+  bytes: Buffer;
+  /** File offset of bytes[0]. */
+  start: number;
+  /** The whole line (false: a window of a giant line). */
+  whole: boolean;
+}
+
+/** Reads lines back by a match's offset, one open file at a time, the last line cached. */
+class LineReader {
+  private path: string | undefined;
+  private handle: FileHandle | undefined;
+  private last: { path: string; line: number; read: ReadLine } | undefined;
+  private lastRecord:
+    { key: string; line: number; record: NormalizedRecord | undefined } | undefined;
+
+  async line(path: string, line: number, offset: number): Promise<ReadLine | undefined> {
+    if (this.last && this.last.path === path && this.last.line === line) return this.last.read;
+    const handle = await this.open(path);
+    if (!handle) return undefined;
+    const read = await readLineAround(handle, offset);
+    this.last = { path, line, read };
+    return read;
+  }
+
+  normalized(target: SearchTarget, line: number, bytes: Buffer): NormalizedRecord | undefined {
+    const hit = this.lastRecord;
+    if (hit && hit.key === target.path && hit.line === line) return hit.record;
+    let text = bytes.toString('utf8');
+    if (text.endsWith('\r')) text = text.slice(0, -1);
+    if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    const record = normalizeLine(target.format, text, line);
+    this.lastRecord = { key: target.path, line, record };
+    return record;
+  }
+
+  async close(): Promise<void> {
+    await this.handle?.close().catch(() => undefined);
+    this.handle = undefined;
+    this.path = undefined;
+  }
+
+  private async open(path: string): Promise<FileHandle | undefined> {
+    if (this.path === path) return this.handle;
+    await this.close();
+    this.handle = await open(path, 'r').catch(() => undefined);
+    this.path = path;
+    return this.handle;
+  }
+}
+
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await handle.read(buf, done, length - done, position + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return done === length ? buf : buf.subarray(0, done);
+}
+
+/** The line holding byte `offset`: back to the previous '\n', forward to the next. */
+export async function readLineAround(handle: FileHandle, offset: number): Promise<ReadLine> {
+  let start = 0;
+  for (let pos = offset; pos > 0;) {
+    const from = Math.max(0, pos - WINDOW_BYTES);
+    const block = await readAt(handle, from, pos - from);
+    const nl = block.lastIndexOf(0x0a);
+    if (nl >= 0) {
+      start = from + nl + 1;
+      break;
+    }
+    if (offset - from > MAX_LINE_BYTES) {
+      return window(handle, offset);
+    }
+    pos = from;
+  }
+  const parts: Buffer[] = [];
+  let length = 0;
+  for (let pos = start; ;) {
+    const block = await readAt(handle, pos, WINDOW_BYTES);
+    if (block.length === 0) break;
+    const nl = block.indexOf(0x0a);
+    const part = nl >= 0 ? block.subarray(0, nl) : block;
+    parts.push(part);
+    length += part.length;
+    if (nl >= 0) break;
+    if (length > MAX_LINE_BYTES) return window(handle, offset);
+    pos += block.length;
+  }
+  return {
+    bytes: parts.length === 1 ? parts[0]! : Buffer.concat(parts, length),
+    start,
+    whole: true,
+  };
+}
+
+async function window(handle: FileHandle, offset: number): Promise<ReadLine> {
+  const start = Math.max(0, offset - 512);
+  return { bytes: await readAt(handle, start, 2048), start, whole: false };
+}
