@@ -8,6 +8,7 @@ import { TokenStore } from './config/tokenStore.ts';
 import { applyDevConnection, applyDevLocalConnection } from './config/devConnection.ts';
 import { DemoBackend } from './services/demoBackend.ts';
 import { createSourceFactory, loadSourceAdapters } from './sources/sourceFactory.ts';
+import { sourceOperation } from './sources/sessionSource.ts';
 import { SessionStore } from './store/sessionStore.ts';
 import { createRedactingLogger } from './views/redactingLog.ts';
 import { SessionsTreeProvider } from './views/sessionsTree.ts';
@@ -211,7 +212,8 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     // New prices or transcript folders: local connections are built again with them.
     onLocalSettingsChange(() => {
       for (const c of store.connections())
-        if (c.config.kind === 'local') void store.reconnect(c.config.id);
+        if (sourceOperation(store.source(c.config.id), 'localFiles'))
+          void store.reconnect(c.config.id);
     }),
   );
   const migrateLegacy = () =>

@@ -277,7 +277,8 @@ async function editConnection(deps: Deps, config: ConnectionConfig): Promise<voi
     ignoreFocusOut: true,
   });
   if (!label) return;
-  if (config.kind === 'local') {
+  // Local transcripts have no server address: the name is all there is to edit.
+  if (config.url === undefined) {
     await deps.registry.save({ ...config, label });
     return;
   }

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { hasLocalUsage } from '../sources/localUsageSource.ts';
+import { sourceOperation } from '../sources/sessionSource.ts';
 import { surfaceError, surfaceLabel } from '../domain/surfaceText.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import { showError, showInformation } from '../views/safeMessage.ts';
@@ -36,9 +36,9 @@ async function exportReport(
   store: SessionStore,
   connectionId: string,
 ): Promise<vscode.TextDocument | undefined> {
-  const source = store.source(connectionId);
+  const source = sourceOperation(store.source(connectionId), 'localFiles');
   const label = store.state(connectionId)?.config.label ?? connectionId;
-  if (!hasLocalUsage(source)) return undefined;
+  if (!source) return undefined;
   try {
     const report = await vscode.window.withProgress(
       {
@@ -79,7 +79,9 @@ async function exportReport(
 
 /** The local connection: the only one, a picked one, or a new one the user agrees to add. */
 async function localConnection(store: SessionStore): Promise<string | undefined> {
-  const locals = () => store.connections().filter((c) => c.config.kind === 'local');
+  // Asking for a source builds it (loading the sources bundle): the report needs it anyway.
+  const locals = () =>
+    store.connections().filter((c) => sourceOperation(store.source(c.config.id), 'localFiles'));
   const found = locals();
   if (found.length === 1) return found[0]!.config.id;
   if (found.length > 1) {

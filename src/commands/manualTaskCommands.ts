@@ -9,7 +9,7 @@ import {
   surfaceError,
   surfaceLabel,
 } from '../domain/surfaceText.ts';
-import { hasManualTasks } from '../sources/steering.ts';
+import { sourceOperation } from '../sources/sessionSource.ts';
 import type { ManualTaskDetail, ManualTasks } from '../sources/steering.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import { showError, showInformation, showWarning } from '../views/safeMessage.ts';
@@ -26,8 +26,8 @@ export function registerManualTaskCommands(store: SessionStore): vscode.Disposab
       async (arg?: unknown) => {
         const session = await resolveSession(store, arg);
         if (!session) return;
-        const source = store.source(session.connectionId);
-        if (!source || !hasManualTasks(source)) return;
+        const source = sourceOperation(store.source(session.connectionId), 'manualTasks');
+        if (!source) return;
         // From a task node the task is known; from a session or the palette, ask.
         const given =
           arg && typeof arg === 'object' && 'task' in arg

@@ -27,11 +27,15 @@ export function registerResumeCommands(store: SessionStore): vscode.Disposable[]
   ];
 }
 
-const isLocal = (store: SessionStore, session: SessionSummary) =>
-  store.state(session.connectionId)?.config.kind === 'local';
+/** Whether the session's connection resumes sessions; capabilities load with the first list. */
+async function canResume(store: SessionStore, session: SessionSummary): Promise<boolean> {
+  if (store.state(session.connectionId)?.capabilities === undefined)
+    await store.refresh(session.connectionId);
+  return store.state(session.connectionId)?.capabilities?.resume === true;
+}
 
 async function resumeInTerminal(store: SessionStore, session: SessionSummary): Promise<void> {
-  const plan: ResumePlan = isLocal(store, session)
+  const plan: ResumePlan = (await canResume(store, session))
     ? resumePlan(session)
     : { ok: false, reason: 'notResumable' };
   if (!plan.ok) {
@@ -117,7 +121,7 @@ async function workingFolder(session: SessionSummary, command: ResumeCommand): P
 async function pickResumable(store: SessionStore): Promise<SessionSummary | undefined> {
   const sessions = store
     .connections()
-    .filter((c) => c.config.kind === 'local')
+    .filter((c) => c.capabilities?.resume)
     .flatMap((c) => c.sessions)
     .filter(isResumable);
   if (sessions.length === 0) {

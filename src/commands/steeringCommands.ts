@@ -15,7 +15,7 @@ import {
   surfaceError,
   surfaceLabel,
 } from '../domain/surfaceText.ts';
-import { canCompleteSessions, canInterrupt } from '../sources/steering.ts';
+import { sourceOperation } from '../sources/sessionSource.ts';
 import type { SessionCompletion, SessionInterrupt } from '../sources/steering.ts';
 import type { CompletionService } from '../store/completions.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
@@ -69,10 +69,10 @@ async function finish(deps: Deps, arg: unknown, status: 'completed' | 'canceled'
       ),
     ));
   if (!session) return;
-  const source = deps.store.source(session.connectionId);
-  const offered = source && canCompleteSessions(source) ? await checkOffered(source) : false;
+  const source = sourceOperation(deps.store.source(session.connectionId), 'complete');
+  const offered = source ? await checkOffered(source) : false;
   if (offered === 'unchecked') return;
-  if (!source || !canCompleteSessions(source) || !offered) {
+  if (!source || !offered) {
     void showWarning(
       vscode.l10n.t(
         'This connection does not offer session_complete, so sessions cannot be finished from here.',
@@ -388,15 +388,15 @@ async function interrupt(deps: Deps, arg: unknown): Promise<void> {
     (await pickSession(
       deps.store
         .connections()
-        .filter((c) => c.config.kind === 'rest')
+        .filter((c) => c.capabilities?.interrupt)
         .flatMap((c) => c.sessions)
         .filter((s) => s.status.raw === 'running'),
       vscode.l10n.t('Interrupt which session?'),
       vscode.l10n.t('No loaded session is running, so there is nothing to interrupt.'),
     ));
   if (!session) return;
-  const source = deps.store.source(session.connectionId);
-  if (!source || !canInterrupt(source)) return;
+  const source = sourceOperation(deps.store.source(session.connectionId), 'interrupt');
+  if (!source) return;
   const label = surfaceLabel(session.label);
   for (;;) {
     try {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type * as vscode from 'vscode';
-import { watchesFiles } from '../sources/sessionSource.ts';
+import { sourceOperation } from '../sources/sessionSource.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import type { Logger } from '../util/logger.ts';
 import { watchFiles } from './fileWatch.ts';
@@ -26,7 +26,7 @@ export class LiveLocalSessions implements vscode.Disposable {
     this.log = log;
     // Only a local connection's change (or the set of connections changing) can matter.
     this.subscription = store.onDidChange((id) => {
-      if (id === undefined || store.state(id)?.config.kind === 'local') this.sync();
+      if (id === undefined || this.localFiles(id)) this.sync();
     });
     this.sync();
   }
@@ -37,14 +37,20 @@ export class LiveLocalSessions implements vscode.Disposable {
     this.watchers.clear();
   }
 
+  /** The connection's local files, once it has loaded (its source exists by then). */
+  private localFiles(id: string) {
+    return this.store.state(id)?.loadedOnce
+      ? sourceOperation(this.store.source(id), 'localFiles')
+      : undefined;
+  }
+
   /** Watchers for every loaded local connection; none for connections that are gone. */
   private sync(): void {
     const wanted = new Set<string>();
     for (const state of this.store.connections()) {
-      if (state.config.kind !== 'local' || !state.loadedOnce) continue;
       const id = state.config.id;
-      const source = this.store.source(id);
-      if (!watchesFiles(source)) continue;
+      const source = this.localFiles(id);
+      if (!source) continue;
       wanted.add(id);
       // A folder that appears later (a first session) gets its watcher at a later sync.
       const targets = source.watchTargets().filter((t) => existsSync(t.dir));
@@ -54,8 +60,8 @@ export class LiveLocalSessions implements vscode.Disposable {
       const watch = watchFiles(
         targets,
         async (batch) => {
-          const current = this.store.source(id);
-          if (!watchesFiles(current)) return;
+          const current = sourceOperation(this.store.source(id), 'localFiles');
+          if (!current) return;
           if (batch.changed.length) current.noteChanges(batch.changed, 'changed');
           if (batch.created.length) current.noteChanges(batch.created, 'created');
           if (batch.deleted.length) current.noteChanges(batch.deleted, 'deleted');

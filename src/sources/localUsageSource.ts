@@ -1,16 +1,11 @@
-import type { UsageReport, UsageReportOptions } from './local/usageReport.ts';
-import type { SessionSource } from './sessionSource.ts';
+import { sourceOperation, type LocalFiles, type SessionSource } from './sessionSource.ts';
 
-/** A source of local transcripts, which totals its own usage (no server to ask). */
-export interface LocalUsageSource extends SessionSource {
-  usage(options?: UsageReportOptions & { signal?: AbortSignal }): Promise<UsageReport>;
-}
-
-/** Checked by shape: the class lives in the lazily loaded sources bundle. */
-export function hasLocalUsage(source: SessionSource | undefined): source is LocalUsageSource {
-  return (
-    !!source &&
-    source.config.kind === 'local' &&
-    typeof (source as Partial<LocalUsageSource>).usage === 'function'
-  );
+/**
+ * Transitional, until the webview host reads `sourceOperation(source, 'localFiles')` itself
+ * (it is being restructured meanwhile); then this file goes.
+ */
+export function hasLocalUsage(
+  source: SessionSource | undefined,
+): source is SessionSource & LocalFiles {
+  return sourceOperation(source, 'localFiles') !== undefined;
 }

@@ -1,5 +1,8 @@
 import type { SessionFilters } from '../domain/filters.ts';
 import type { SessionPage, SessionSummary } from '../domain/session.ts';
+import type { UsageReport, UsageReportOptions } from './local/usageReport.ts';
+import type { JsonToolCaller } from './mcp/jsonToolCaller.ts';
+import type { ManualTasks, SessionCompletion, SessionInterrupt } from './steering.ts';
 
 export type ConnectionKind = 'mcp' | 'rest' | 'local';
 
@@ -15,7 +18,10 @@ export interface ConnectionConfig {
   ephemeral?: boolean;
 }
 
-/** What a connection can do; for MCP this comes from tools/list. */
+/**
+ * What a connection offers, for menus, panel buttons and pickers: fixed by the adapter for
+ * REST and local connections, from tools/list for MCP. The store keeps it per connection.
+ */
 export interface SourceCapabilities {
   listSessions: boolean;
   transcripts: boolean;
@@ -23,6 +29,56 @@ export interface SourceCapabilities {
   usage: boolean;
   manualTasks: boolean;
   complete: boolean;
+  /** Running sessions can be interrupted (the agents REST API). */
+  interrupt: boolean;
+  /** Sessions can be resumed in a terminal with their agent's CLI (local transcripts). */
+  resume: boolean;
+}
+
+/** The agents REST API's events of a session: its transcript. */
+export interface SessionEvents {
+  listEvents(sessionId: string, signal?: AbortSignal): Promise<unknown[]>;
+}
+
+/**
+ * Transcripts in files on this machine: the host watches their folders and tells the source
+ * what changed (a refresh then reads only that); the source totals its own usage; it is built
+ * from the local settings (prices, folders), so it is built again when they change.
+ */
+export interface LocalFiles {
+  /** Folders to watch, and which files in them (by relative path) matter. */
+  watchTargets(): { dir: string; recursive: boolean; accept?: (path: string) => boolean }[];
+  noteChanges(paths: readonly string[], kind: 'changed' | 'created' | 'deleted'): void;
+  usage(options?: UsageReportOptions & { signal?: AbortSignal }): Promise<UsageReport>;
+}
+
+/**
+ * The operations only some backends have. Each adapter lists the ones it implements in
+ * `SessionSource.operations` (the source factory picks the adapter by connection kind);
+ * callers reach them through `sourceOperation` only, never by connection kind, method
+ * name or class (the adapters live in a lazily loaded bundle: see domain/errors.ts).
+ */
+export interface SourceOperations {
+  /** Agents REST API: interrupt a running session. */
+  interrupt: SessionInterrupt;
+  /** MCP session_complete. */
+  complete: SessionCompletion;
+  /** MCP: Itential manual tasks. */
+  manualTasks: ManualTasks;
+  /** MCP tools answered as JSON: comments, the usage dashboard, remote transcripts. */
+  tools: JsonToolCaller;
+  /** Agents REST API: session events. */
+  events: SessionEvents;
+  /** Local transcripts on this machine. */
+  localFiles: LocalFiles;
+}
+
+/** The source's `name` operation, or undefined when its backend has none. */
+export function sourceOperation<K extends keyof SourceOperations>(
+  source: SessionSource | undefined,
+  name: K,
+): SourceOperations[K] | undefined {
+  return source?.operations[name];
 }
 
 export interface ListSessionsRequest {
@@ -51,6 +107,8 @@ export interface SourceProblem {
 /** One backend endpoint behind one interface, whatever protocol it speaks. */
 export interface SessionSource {
   readonly config: ConnectionConfig;
+  /** What this backend can do beyond listing (read with `sourceOperation`). */
+  readonly operations: Readonly<Partial<SourceOperations>>;
   capabilities(signal?: AbortSignal): Promise<SourceCapabilities>;
   listSessions(request: ListSessionsRequest): Promise<SessionPage>;
   /**
@@ -69,22 +127,4 @@ export interface SessionSource {
   /** Tests the connection end to end; resolves with a one-line description. */
   test(signal?: AbortSignal): Promise<string>;
   dispose(): Promise<void>;
-}
-
-/**
- * Sources that read files on this machine (local transcripts): the host watches their
- * folders and tells them what changed, so a refresh reads only that.
- */
-export interface WatchedFilesSource extends SessionSource {
-  /** Folders to watch, and which files in them (by relative path) matter. */
-  watchTargets(): { dir: string; recursive: boolean; accept?: (path: string) => boolean }[];
-  noteChanges(paths: readonly string[], kind: 'changed' | 'created' | 'deleted'): void;
-}
-
-export function watchesFiles(source: SessionSource | undefined): source is WatchedFilesSource {
-  return (
-    !!source &&
-    typeof (source as Partial<WatchedFilesSource>).watchTargets === 'function' &&
-    typeof (source as Partial<WatchedFilesSource>).noteChanges === 'function'
-  );
 }

@@ -122,6 +122,7 @@ export function createSourceFactory(
 /** A connection kind this build cannot read yet: says so in the tree instead of failing silently. */
 class UnsupportedSource implements SessionSource {
   readonly config: ConnectionConfig;
+  readonly operations = {};
   constructor(config: ConnectionConfig) {
     this.config = config;
   }

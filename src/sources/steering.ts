@@ -1,5 +1,6 @@
 import type { CompletionOutcome, PendingInstruction } from '../domain/completionIntent.ts';
 import type { ManualTaskView } from '../shared/protocol.ts';
+import { sourceOperation, type SessionSource } from './sessionSource.ts';
 
 /** Sources that can complete or cancel sessions (MCP `session_complete`). */
 export interface SessionCompletion {
@@ -55,12 +56,10 @@ export interface SessionInterrupt {
   sessionStatus(sessionId: string, signal?: AbortSignal): Promise<string | undefined>;
 }
 
-export function canCompleteSessions(source: object): source is SessionCompletion {
-  return typeof (source as Partial<SessionCompletion>).completeSession === 'function';
-}
-export function hasManualTasks(source: object): source is ManualTasks {
-  return typeof (source as Partial<ManualTasks>).describeManualTask === 'function';
-}
-export function canInterrupt(source: object): source is SessionInterrupt {
-  return typeof (source as Partial<SessionInterrupt>).interrupt === 'function';
+/**
+ * Transitional, until the webview host reads `sourceOperation(source, 'manualTasks')` itself
+ * (it is being restructured meanwhile).
+ */
+export function hasManualTasks(source: SessionSource): source is SessionSource & ManualTasks {
+  return sourceOperation(source, 'manualTasks') !== undefined;
 }

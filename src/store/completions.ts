@@ -5,7 +5,7 @@ import type {
 } from '../domain/completionIntent.ts';
 import { sessionCompleteArguments } from '../domain/completionIntent.ts';
 import { plainSurfaceText } from '../domain/surfaceText.ts';
-import { canCompleteSessions } from '../sources/steering.ts';
+import { sourceOperation } from '../sources/sessionSource.ts';
 import type { IntentStore } from './intentStore.ts';
 import type { SessionStore } from './sessionStore.ts';
 
@@ -65,8 +65,8 @@ export class CompletionService {
 
   /** One attempt with the intent's own key and arguments. */
   async send(intent: CompletionIntent, signal?: AbortSignal): Promise<CompletionOutcome> {
-    const source = this.store.source(intent.connectionId);
-    if (!source || !canCompleteSessions(source)) {
+    const source = sourceOperation(this.store.source(intent.connectionId), 'complete');
+    if (!source) {
       return {
         kind: 'unknown',
         reason: 'unreachable',

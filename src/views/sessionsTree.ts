@@ -272,7 +272,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     const flags: string[] = [];
     const open = session.status.status !== 'finished';
     if (open && state?.capabilities?.complete) flags.push('completable');
-    if (state?.config.kind === 'rest' && session.status.raw === 'running')
+    if (state?.capabilities?.interrupt && session.status.raw === 'running')
       flags.push('interruptible');
     if (session.pendingTasks?.some((t) => t.completionSupported)) flags.push('tasks');
     return flags;
@@ -381,7 +381,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
       vscode.TreeItemCollapsibleState.Expanded,
     );
     item.id = `connection:${connectionId}`;
-    item.contextValue = `connection.${state?.config.kind ?? 'unknown'}`;
+    // `.usage`: the connection offers a usage dashboard (the context menu shows it).
+    item.contextValue = `connection.${state?.config.kind ?? 'unknown'}${state?.capabilities?.usage ? '.usage' : ''}`;
     item.iconPath = new vscode.ThemeIcon(state?.error ? 'debug-disconnect' : 'plug');
     const waiting = waitingCount(this.groups(connectionId));
     const filters = state ? describeFilters(state.filters) : '';

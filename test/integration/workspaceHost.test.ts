@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../src/extension.ts';
-import { watchesFiles } from '../../src/sources/sessionSource.ts';
+import { sourceOperation } from '../../src/sources/sessionSource.ts';
 import { until } from './support/until.ts';
 
 /**
@@ -33,8 +33,8 @@ function ancestors(): string[] {
 /** The folders a local connection's source watches: `projects/` of each Claude root, Codex's `sessions/`. */
 async function watchedDirs(api: ExtensionApi, id: string): Promise<string[]> {
   await api.store.refreshAfterCurrent(id);
-  const source = api.store.source(id);
-  assert.ok(watchesFiles(source), 'a local source');
+  const source = sourceOperation(api.store.source(id), 'localFiles');
+  assert.ok(source, 'a local source');
   return source.watchTargets().map((t) => t.dir);
 }
 
@@ -84,9 +84,9 @@ describe('remote development: the workspace-side extension host', () => {
       await config.update('local.codexHome', other, vscode.ConfigurationTarget.Global);
       assert.equal(config.inspect('local.codexHome')?.globalValue, other);
       await until('the source rebuilt with the setting', () => {
-        const source = api.store.source(id);
+        const source = sourceOperation(api.store.source(id), 'localFiles');
         return (
-          watchesFiles(source) &&
+          source !== undefined &&
           source.watchTargets().some((t) => t.dir === path.join(other, 'sessions'))
         );
       });

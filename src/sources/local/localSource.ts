@@ -12,8 +12,10 @@ import type { SessionPage, SessionSummary } from '../../domain/session.ts';
 import type {
   ConnectionConfig,
   ListSessionsRequest,
+  LocalFiles,
   SessionSource,
   SourceCapabilities,
+  SourceOperations,
   SourceProblem,
 } from '../sessionSource.ts';
 import type { LocalSession } from './aggregate.ts';
@@ -32,8 +34,9 @@ export interface LocalSourceOptions extends LocalIndexOptions {
 const REUSE_SNAPSHOT_MS = 1_000;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
-export class LocalSource implements SessionSource {
+export class LocalSource implements SessionSource, LocalFiles {
   readonly config: ConnectionConfig;
+  readonly operations: Partial<SourceOperations> = { localFiles: this };
   readonly index: LocalIndex;
   /** The sessions the current listing pages over. */
   private listing: LocalSession[] | undefined;
@@ -96,6 +99,8 @@ export class LocalSource implements SessionSource {
       usage: true,
       manualTasks: false,
       complete: false,
+      interrupt: false,
+      resume: true,
     };
   }
 

@@ -7,7 +7,9 @@ import type {
   ListSessionsRequest,
   SessionSource,
   SourceCapabilities,
+  SourceOperations,
 } from '../sessionSource.ts';
+import type { JsonToolCaller } from './jsonToolCaller.ts';
 import type { CreateMcpToolClient, McpToolClient } from './mcpToolClient.ts';
 import { parseListAgentSessions } from './reportingRows.ts';
 import { needsDescribe, parsePlatformRows, withManualTasks } from './platformRows.ts';
@@ -67,12 +69,19 @@ export function capabilitiesFromTools(names: ReadonlySet<string>): SourceCapabil
     usage: names.has('get-agent-session-usage') || names.has('describe_session_token_usage'),
     manualTasks: names.has('describe_manual_task'),
     complete: names.has('session_complete'),
+    interrupt: false,
+    resume: false,
   };
 }
 
 /** An MCP endpoint: connects lazily, keeps one client, reconnects after a failure. */
-export class McpSource implements SessionSource, SessionCompletion, ManualTasks {
+export class McpSource implements SessionSource, SessionCompletion, ManualTasks, JsonToolCaller {
   readonly config: ConnectionConfig & { url: string };
+  readonly operations: Partial<SourceOperations> = {
+    complete: this,
+    manualTasks: this,
+    tools: this,
+  };
   private client: Promise<McpToolClient> | undefined;
   private toolNames: Promise<Set<string>> | undefined;
   private readonly options: McpSourceOptions;

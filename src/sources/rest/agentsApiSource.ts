@@ -7,8 +7,10 @@ import { createBackendFetch } from '../http/backendFetch.ts';
 import type {
   ConnectionConfig,
   ListSessionsRequest,
+  SessionEvents,
   SessionSource,
   SourceCapabilities,
+  SourceOperations,
 } from '../sessionSource.ts';
 import {
   agentList,
@@ -133,8 +135,9 @@ function readCursor(text: string | undefined): Cursor {
  * configured), paged with page_key. A running session with outstanding client tool
  * calls waits on the caller.
  */
-export class AgentsApiSource implements SessionSource, SessionInterrupt {
+export class AgentsApiSource implements SessionSource, SessionInterrupt, SessionEvents {
   readonly config: ConnectionConfig & { url: string };
+  readonly operations: Partial<SourceOperations> = { interrupt: this, events: this };
   private readonly fetch: typeof fetch;
   private readonly timeoutMs: number;
   private readonly log: Logger;
@@ -175,6 +178,8 @@ export class AgentsApiSource implements SessionSource, SessionInterrupt {
       usage: false,
       manualTasks: false,
       complete: false,
+      interrupt: true,
+      resume: false,
     };
   }
 

@@ -2,11 +2,8 @@ import type { SessionSummary } from '../../domain/session.ts';
 import { MemoryTranscript } from '../../domain/transcript/memoryTranscript.ts';
 import type { TranscriptSource } from '../../domain/transcript/model.ts';
 import { TranscriptDocument, subagentFile } from '../../domain/transcript/transcriptDocument.ts';
-import { LocalSource } from '../local/localSource.ts';
 import type { TranscriptFileView } from '../../shared/protocol.ts';
-import { McpSource } from '../mcp/mcpSource.ts';
-import { AgentsApiSource } from '../rest/agentsApiSource.ts';
-import type { SessionSource } from '../sessionSource.ts';
+import { sourceOperation, type SessionSource } from '../sessionSource.ts';
 import { RemoteTranscripts } from './remoteTranscripts.ts';
 
 /** A session's transcript, opened from wherever its backend keeps it. */
@@ -19,18 +16,6 @@ export interface OpenedTranscript {
   /** The file is the agent's own and may still grow (local sessions): watch it. */
   live?: boolean;
   close(): Promise<void>;
-}
-
-/** Sources that keep transcripts as local files (the local Claude Code / Codex source). */
-export interface LocalTranscriptFiles {
-  transcriptFiles(sessionId: string): {
-    files: TranscriptFileView[];
-    path(fileKey: string): string | undefined;
-  };
-}
-
-function hasLocalFiles(source: object): source is LocalTranscriptFiles {
-  return typeof (source as Partial<LocalTranscriptFiles>).transcriptFiles === 'function';
 }
 
 export interface OpenTranscriptRequest {
@@ -54,7 +39,7 @@ export async function openSessionTranscript(
   request: OpenTranscriptRequest,
 ): Promise<OpenedTranscript | undefined> {
   const { session, source, fileKey, signal } = request;
-  if (source instanceof LocalSource) {
+  if (sourceOperation(source, 'localFiles')) {
     // Local rows are keyed by their file's path; subagent files sit beside it.
     const main = session.id;
     const path = fileKey === 'main' ? main : subagentFile(main, fileKey.replace(/^subagent:/, ''));
@@ -65,19 +50,16 @@ export async function openSessionTranscript(
       files.push({ fileKey, label: fileKey, availability: 'local', description: path });
     return { ...(await fromFile(path, files, fileKey)), live: true };
   }
-  if (hasLocalFiles(source)) {
-    const local = source.transcriptFiles(session.id);
-    const path = local.path(fileKey);
-    if (!path) return undefined;
-    return { ...(await fromFile(path, local.files, fileKey)), live: true };
-  }
-  if (source instanceof McpSource) {
-    if (await source.hasTool('get-agent-session-transcript', signal)) {
+  const tools = sourceOperation(source, 'tools');
+  if (tools) {
+    // Without a tool list, assume the tool is there and let the call fail.
+    const hasTool = async (name: string) => (await tools.hasTool?.(name, signal)) ?? true;
+    if (await hasTool('get-agent-session-transcript')) {
       const key = `${source.config.id}|${request.storageDir}`;
       let remote = remotes.get(key);
       if (!remote) {
         remote = new RemoteTranscripts({
-          source,
+          source: tools,
           storageDir: request.storageDir,
           connectionId: source.config.id,
         });
@@ -91,14 +73,14 @@ export async function openSessionTranscript(
       });
       return fromFile(path, listing.files, fileKeyOnServer);
     }
-    if (await source.hasTool('describe_session', signal)) {
-      const described = await source.callJson(
+    if (await hasTool('describe_session')) {
+      const described = await tools.callJson(
         'describe_session',
         { session_id: session.id },
         signal,
       );
-      const usage = (await source.hasTool('describe_session_token_usage', signal))
-        ? await source
+      const usage = (await hasTool('describe_session_token_usage'))
+        ? await tools
             .callJson('describe_session_token_usage', { session_id: session.id }, signal)
             .catch(() => undefined)
         : undefined;
@@ -106,9 +88,10 @@ export async function openSessionTranscript(
     }
     return undefined;
   }
-  if (source instanceof AgentsApiSource) {
+  const events = sourceOperation(source, 'events');
+  if (events) {
     return fromMemory(
-      MemoryTranscript.fromRestEvents(await source.listEvents(session.id, signal)),
+      MemoryTranscript.fromRestEvents(await events.listEvents(session.id, signal)),
       'Events',
     );
   }

@@ -55,6 +55,9 @@ describe('LocalSource over the corpus', () => {
     assert.equal(caps.listSessions, true);
     assert.equal(caps.transcripts, true);
     assert.equal(caps.usage, true);
+    assert.equal(caps.resume, true, 'sessions resume in their CLI');
+    assert.equal(caps.interrupt, false);
+    assert.deepEqual(Object.keys(source().operations), ['localFiles']);
   });
 
   test('token totals equal the reference computation, by harness, model and file', async () => {

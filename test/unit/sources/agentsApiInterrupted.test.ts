@@ -19,7 +19,7 @@ before(async () => {
   backend = await startTestBackend({
     interceptor: (req, next) => {
       seen.push(req.url.pathname);
-      return next(req);
+      return next();
     },
   });
 });
@@ -63,6 +63,14 @@ async function lastEventType(agent: string, key: string): Promise<string | undef
 }
 
 describe('AgentsApiSource: interrupted sessions', () => {
+  it('offers interrupt and events, and nothing of the other backends', async () => {
+    const s = source();
+    const caps = await s.capabilities();
+    assert.equal(caps.interrupt, true);
+    assert.equal(caps.resume, false);
+    assert.deepEqual(Object.keys(s.operations).sort(), ['events', 'interrupt']);
+  });
+
   it('a running session interrupted through the API is listed as interrupted', async () => {
     const { agentKey, sessionKey } = backend.fixtures.agents.running;
     const id = `${agentKey}/${sessionKey}`;

@@ -52,7 +52,10 @@ test('capabilities follow the tools the server lists', async () => {
     usage: true,
     manualTasks: true,
     complete: true,
+    interrupt: false,
+    resume: false,
   });
+  assert.deepEqual(Object.keys(s.operations).sort(), ['complete', 'manualTasks', 'tools']);
   await s.dispose();
 });
 

@@ -45,6 +45,7 @@ const config = (id: string, extra: Partial<ConnectionConfig> = {}): ConnectionCo
 /** Offset-paged sessions; `harness` filters like a server would. */
 class FakeSource implements SessionSource {
   readonly config: ConnectionConfig;
+  readonly operations = {};
   sessions: SessionSummary[];
   /** The complete waiting list; undefined = the source has no listWaiting. */
   waitingList: { sessions: SessionSummary[]; complete: boolean } | undefined;
@@ -114,6 +115,8 @@ class FakeSource implements SessionSource {
       usage: false,
       manualTasks: false,
       complete: false,
+      interrupt: false,
+      resume: false,
     };
   }
 
