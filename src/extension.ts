@@ -32,13 +32,17 @@ import {
 } from './webview/dashboardPanel.ts';
 import { registerLocalUsageCommands } from './commands/localUsageCommands.ts';
 import { registerResumeCommands } from './commands/resumeCommands.ts';
+import { registerExportCommands } from './commands/exportCommands.ts';
+import { registerSessionActionCommands } from './commands/sessionActionCommands.ts';
+import { ArchiveStore } from './store/archiveStore.ts';
+import { underArchived } from './domain/archived.ts';
 import { readLocalPrices } from './config/localPrices.ts';
 import { onLocalSettingsChange, readLocalFolders } from './config/localFolders.ts';
 import { notifyWaiting } from './views/waitingNotification.ts';
 import { warnPriceProblems } from './views/priceWarning.ts';
 import { LiveLocalSessions } from './services/liveLocalSessions.ts';
 import { countWaiting } from './domain/waitingCount.ts';
-import { waitingLabel } from './views/waitingLabel.ts';
+import { archivedNote, waitingLabel } from './views/waitingLabel.ts';
 import { migrateLegacyState, type MigrationReport } from './config/legacyMigration.ts';
 
 /**
@@ -58,6 +62,8 @@ export interface ExtensionApi {
   completions: CompletionService;
   /** The waiting count in the status bar. */
   statusBar: WaitingStatusBar;
+  /** Sessions the user archived (per connection, in global state). */
+  archive: ArchiveStore;
   /** Settings and tokens moved from the old `agentSessions.` names (settles before the first listing). */
   migration: Promise<MigrationReport>;
   /** Runs the same migration again (the upgrade test seeds old names, then calls this). */
@@ -108,6 +114,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     global: context.globalState,
     workspace: context.workspaceState,
   });
+  // Archived sessions leave the default tree and the waiting count ("not my concern").
+  const archive = new ArchiveStore(context.globalState);
+  store.setNotCounted((session) =>
+    underArchived(session, (id) => archive.isArchived(session.connectionId, id)),
+  );
   const view = vscode.window.createTreeView('sessionInspector.sessions', {
     treeDataProvider: tree,
     showCollapseAll: true,
@@ -146,7 +157,12 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     // The same number and words as the status bar (countWaiting, waitingLabel).
     const count = countWaiting(store.waiting());
     view.badge = count.total
-      ? { value: count.total, tooltip: waitingLabel(count, store.waitingIncomplete()) }
+      ? {
+          value: count.total,
+          tooltip: [waitingLabel(count, store.waitingIncomplete()), archivedNote(store)]
+            .filter(Boolean)
+            .join(' '),
+        }
       : undefined;
     view.description = tree.describe();
   };
@@ -206,6 +222,18 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     ...registerWaitingCommands(store, view),
     ...registerSessionCommands(store, openPanel),
     ...registerResumeCommands(store),
+    ...registerExportCommands({
+      store,
+      adapters: () => loadSourceAdapters(context.extensionPath),
+      storageDir: context.globalStorageUri.fsPath,
+      version: String(context.extension.packageJSON.version ?? '0.0.0'),
+    }),
+    ...registerSessionActionCommands({ store, tree, archive }),
+    tree.useArchive(archive),
+    archive.onDidChange(() => {
+      statusBar.update();
+      updateView();
+    }),
     ...registerLocalUsageCommands(store, (connectionId) =>
       vscode.commands.executeCommand(DASHBOARD_COMMAND, connectionId),
     ),
@@ -254,6 +282,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     dashboards,
     completions,
     statusBar,
+    archive,
     migration,
     migrateLegacy,
     secrets: context.secrets,

@@ -209,8 +209,23 @@ export class SessionStore {
 
   /** Waiting sessions across connections: the complete list where the backend has one. */
   waiting(): SessionSummary[] {
-    return this.connections().flatMap((s) => waitingOf(s));
+    return this.connections().flatMap((s) => waitingOf(s).filter((x) => !this.notCounted(x)));
   }
+
+  /** Waiting sessions the count leaves out because the user archived them. */
+  waitingNotCounted(): number {
+    return this.connections().flatMap((s) => waitingOf(s).filter((x) => this.notCounted(x))).length;
+  }
+
+  /**
+   * Sessions the waiting count, its list and the "started waiting" notice leave out: the
+   * ones the user archived ("not my concern"), see ArchiveStore.
+   */
+  setNotCounted(predicate: (session: SessionSummary) => boolean): void {
+    this.notCounted = predicate;
+  }
+
+  private notCounted: (session: SessionSummary) => boolean = () => false;
 
   /** True when some count may be short: a failed load, or a backend that could not tell. */
   waitingIncomplete(): boolean {
@@ -340,7 +355,7 @@ export class SessionStore {
   }
 
   private notifyStarted(state: ConnectionState, before: ReadonlySet<string>): void {
-    const started = waitingOf(state).filter((s) => !before.has(s.id));
+    const started = waitingOf(state).filter((s) => !before.has(s.id) && !this.notCounted(s));
     if (started.length) for (const listener of this.waitingListeners) listener(started);
   }
 

@@ -21,6 +21,9 @@ import {
   surfaceLabel,
 } from '../domain/surfaceText.ts';
 import type { SourceProblem } from '../sources/sessionSource.ts';
+import type { ArchiveStore } from '../store/archiveStore.ts';
+import { underArchived, withoutArchived } from '../domain/archived.ts';
+import { sessionLink } from '../domain/sessionLink.ts';
 import type { ConnectionState, SessionStore } from '../store/sessionStore.ts';
 import { statusIcon, statusLabel } from './statusPresentation.ts';
 
@@ -73,6 +76,8 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
   private mode: GroupBy;
   private onlyWorkspace: boolean;
   private folders: readonly string[] = workspaceFolderPaths();
+  private archive: ArchiveStore | undefined;
+  private archivedShown = false;
 
   constructor(store: SessionStore, memory: TreeMemory = {}) {
     this.store = store;
@@ -137,6 +142,40 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     await this.memory.workspace?.update(WORKSPACE_ONLY_KEY, only);
   }
 
+  /**
+   * Sessions the user archived leave the tree (with their subagents) until "Show Archived",
+   * which shows them in their groups, described as archived.
+   */
+  useArchive(archive: ArchiveStore): { dispose(): void } {
+    this.archive = archive;
+    this.rebuild();
+    return archive.onDidChange((connectionId) => {
+      this.groupsCache.delete(connectionId);
+      this.changed.fire(undefined);
+    });
+  }
+
+  get showArchived(): boolean {
+    return this.archivedShown;
+  }
+
+  /** For this window only: a reload shows the default tree again. */
+  setShowArchived(show: boolean): void {
+    if (show === this.archivedShown) return;
+    this.archivedShown = show;
+    this.rebuild();
+  }
+
+  /** Whether the session (or the session it belongs to) is archived. */
+  isArchived(session: SessionSummary): boolean {
+    const archive = this.archive;
+    if (!archive) return false;
+    const byId = new Map(
+      (this.store.state(session.connectionId)?.sessions ?? []).map((s) => [s.id, s]),
+    );
+    return underArchived(session, (id) => archive.isArchived(session.connectionId, id), byId);
+  }
+
   /** "Show more" inside a group: the next GROUP_PAGE rows, built only when asked for. */
   showMore(connectionId: string, group: string): void {
     const key = `${connectionId}:${group}`;
@@ -152,6 +191,7 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
       .filter(Boolean);
     if (this.scope().only) parts.push(vscode.l10n.t('this workspace only'));
     if (this.text) parts.push(vscode.l10n.t('matching "{0}"', this.text));
+    if (this.archivedShown) parts.push(vscode.l10n.t('archived shown'));
     return parts.length ? parts.join(' · ') : undefined;
   }
 
@@ -275,6 +315,13 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     if (state?.capabilities?.interrupt && session.status.raw === 'running')
       flags.push('interruptible');
     if (session.pendingTasks?.some((t) => t.completionSupported)) flags.push('tasks');
+    // Show Changes reads the transcript: local sessions and backends that keep one.
+    if (state?.capabilities?.transcripts) flags.push('transcript');
+    // Archive and Unarchive; Copy Link only where the backend gave the session a web address.
+    flags.push(
+      this.archive?.isArchived(session.connectionId, session.id) ? 'archived' : 'archivable',
+    );
+    if (sessionLink(session)) flags.push('link');
     return flags;
   }
 
@@ -282,7 +329,12 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
   private groups(connectionId: string): SessionGroups | ProjectGroups {
     let groups = this.groupsCache.get(connectionId);
     if (!groups) {
-      const byStatus = this.store.groups(connectionId);
+      const all = this.store.groups(connectionId);
+      const archive = this.archive;
+      const byStatus =
+        archive && !this.archivedShown && archive.count(connectionId) > 0
+          ? withoutArchived(all, (id) => archive.isArchived(connectionId, id))
+          : all;
       groups =
         this.mode === 'project'
           ? buildProjectGroups(byStatus, this.text, this.scope())
@@ -332,6 +384,11 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
       'setContext',
       'sessionInspector.workspaceOnly',
       this.onlyWorkspace,
+    );
+    void vscode.commands.executeCommand(
+      'setContext',
+      'sessionInspector.showArchived',
+      this.archivedShown,
     );
   }
 
@@ -725,7 +782,13 @@ export function sessionItem(
   const row = sessionRow(session, rowLabels(), now);
   // Every text of the row is the backend's: cleaned for the label, description and tooltip.
   const label = surfaceLabel(row.label) || surfaceLabel(session.id);
-  const description = plainSurfaceText(row.description, { maxLength: DETAIL_MAX_LENGTH });
+  const archived = actions.includes('archived');
+  const description = [
+    archived ? vscode.l10n.t('archived') : '',
+    plainSurfaceText(row.description, { maxLength: DETAIL_MAX_LENGTH }),
+  ]
+    .filter(Boolean)
+    .join(' · ');
   const item = new vscode.TreeItem(
     label,
     hasChildren || (session.pendingTasks?.length ?? 0) > 0

@@ -22,3 +22,15 @@ function countSentence({ sessions, tasks, total }: WaitingCount): string {
   if (sessions) return vscode.l10n.t('{0} sessions waiting on you', sessions);
   return vscode.l10n.t('Nothing known to be waiting on you');
 }
+
+/**
+ * Archived sessions that wait are not counted (archiving says "not my concern"); the
+ * tooltips say how many were left out, so the number never silently disagrees with the tree.
+ */
+export function archivedNote(store: { waitingNotCounted(): number }): string {
+  const n = store.waitingNotCounted();
+  if (n === 0) return '';
+  return n === 1
+    ? vscode.l10n.t('1 archived session is waiting too; archived sessions are not counted.')
+    : vscode.l10n.t('{0} archived sessions are waiting too; archived sessions are not counted.', n);
+}

@@ -3,7 +3,7 @@ import { relativeTime } from '../domain/format.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import { LABEL_MAX_LENGTH, markdownSurfaceText } from '../domain/surfaceText.ts';
 import { countWaiting } from '../domain/waitingCount.ts';
-import { waitingLabel } from './waitingLabel.ts';
+import { archivedNote, waitingLabel } from './waitingLabel.ts';
 
 /** `$(bell) N`: sessions waiting on a human across connections; hidden at zero. */
 export class WaitingStatusBar implements vscode.Disposable {
@@ -74,6 +74,8 @@ export class WaitingStatusBar implements vscode.Disposable {
       const more = vscode.l10n.t('…and {0} more', byAge.length - 15);
       tooltip.appendMarkdown(`\n\n${markdownSurfaceText(more)}`);
     }
+    const archived = archivedNote(this.store);
+    if (archived) tooltip.appendMarkdown(`\n\n${markdownSurfaceText(archived)}`);
     if (incomplete) {
       const note = vscode.l10n.t(
         'The count may be incomplete: a connection failed to load or could not look up its manual tasks.',
