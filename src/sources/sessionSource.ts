@@ -1,5 +1,6 @@
 import type { SessionFilters } from '../domain/filters.ts';
 import type { SessionPage, SessionSummary } from '../domain/session.ts';
+import type { LocalSession } from './local/aggregate.ts';
 import type { UsageReport, UsageReportOptions } from './local/usageReport.ts';
 import type { JsonToolCaller } from './mcp/jsonToolCaller.ts';
 import type { ManualTasks, SessionCompletion, SessionInterrupt } from './steering.ts';
@@ -50,6 +51,8 @@ export interface LocalFiles {
   watchTargets(): { dir: string; recursive: boolean; accept?: (path: string) => boolean }[];
   noteChanges(paths: readonly string[], kind: 'changed' | 'created' | 'deleted'): void;
   usage(options?: UsageReportOptions & { signal?: AbortSignal }): Promise<UsageReport>;
+  /** Every session's transcript file, its harness and project, from a fresh scan. */
+  sessionFiles(signal?: AbortSignal): Promise<readonly LocalSession[]>;
 }
 
 /**

@@ -153,6 +153,10 @@ export class LocalSource implements SessionSource, LocalFiles {
     return buildUsageReport(snapshot, this.index.pricing, options);
   }
 
+  async sessionFiles(signal?: AbortSignal): Promise<readonly LocalSession[]> {
+    return (await this.index.refresh(signal ? { signal } : {})).sessions;
+  }
+
   async test(signal?: AbortSignal): Promise<string> {
     return describeSnapshot(await this.index.refresh(signal ? { signal } : {}));
   }

@@ -9,8 +9,7 @@ import { open, stat } from 'node:fs/promises';
 import { detectFormat } from '../../domain/transcript/formatDetect.ts';
 import type { FileFormat } from '../../domain/transcript/model.ts';
 import type { SessionSummary } from '../../domain/session.ts';
-import { LocalSource } from '../local/localSource.ts';
-import type { SessionSource } from '../sessionSource.ts';
+import { sourceOperation, type SessionSource } from '../sessionSource.ts';
 import { TranscriptCache } from '../transcripts/transcriptCache.ts';
 import type { SearchTarget } from './sessionSearch.ts';
 
@@ -30,10 +29,9 @@ export async function collectSearchTargets(options: {
   const targets: SearchTarget[] = [];
   const remote: SearchConnection[] = [];
   for (const connection of options.connections) {
-    const source = connection.source;
-    if (source instanceof LocalSource) {
-      const snapshot = await source.index.refresh(options.signal ? { signal: options.signal } : {});
-      for (const s of snapshot.sessions) {
+    const local = sourceOperation(connection.source, 'localFiles');
+    if (local) {
+      for (const s of await local.sessionFiles(options.signal)) {
         targets.push({
           key: `${connection.connectionId}/${s.summary.id}`,
           path: s.path,

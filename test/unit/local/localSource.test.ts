@@ -60,6 +60,15 @@ describe('LocalSource over the corpus', () => {
     assert.deepEqual(Object.keys(source().operations), ['localFiles']);
   });
 
+  test('sessionFiles: the file of every listed session (search across sessions reads them)', async () => {
+    const s = source();
+    const listed = await all(s);
+    const files = await s.operations.localFiles!.sessionFiles();
+    // Local rows are keyed by their file's path.
+    assert.deepEqual(files.map((f) => f.path).sort(), listed.map((r) => r.id).sort());
+    assert.ok(files.every((f) => f.harness === 'claude-code' || f.harness === 'codex'));
+  });
+
   test('token totals equal the reference computation, by harness, model and file', async () => {
     const s = source();
     const report = await s.usage();
