@@ -5,15 +5,9 @@
  */
 import type { FileFormat } from './model.ts';
 import { isObject } from './normalize/text.ts';
+import { CODEX_ENVELOPES, CODEX_ITEM_TYPES as CODEX_ITEMS } from '../formats/codex.ts';
 
-const CODEX_ENVELOPES = new Set([
-  'session_meta',
-  'response_item',
-  'event_msg',
-  'turn_context',
-  'compacted',
-]);
-const CODEX_ITEMS = new Set(['message', 'reasoning', 'function_call', 'function_call_output']);
+/** Claude Code line types no Codex line has (user and assistant lines count less). */
 const CLAUDE_TYPES = new Set(['summary', 'file-history-snapshot', 'queue-operation']);
 
 /** The format the lines look like, or undefined when none of them says. */

@@ -336,3 +336,23 @@ export function decodeString(
   if (!scanner.escaped) return buf.toString('utf8', start + 1, end - 1);
   return JSON.parse(buf.toString('utf8', start, end)) as string;
 }
+
+/**
+ * The first `max` or so characters of the string value at buf[start..end) (quotes
+ * included): enough to tell a prompt from harness text without decoding a long one.
+ */
+export function decodeStringHead(
+  scanner: JsonScanner,
+  buf: Buffer,
+  start: number,
+  end: number,
+  max = 256,
+): string {
+  if (end - start <= max + 2) return decodeString(scanner, buf, start, end);
+  if (!scanner.escaped) return buf.toString('utf8', start + 1, start + 1 + max);
+  // Cut between two characters, never inside an escape sequence.
+  let i = start + 1;
+  const stop = start + 1 + max;
+  while (i < stop) i += buf[i] === 0x5c ? (buf[i + 1] === 0x75 ? 6 : 2) : 1;
+  return JSON.parse(`${buf.toString('utf8', start, i)}"`) as string;
+}

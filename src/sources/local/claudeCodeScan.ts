@@ -19,12 +19,20 @@ import {
   type NestedCounts,
 } from './jsonSkim.ts';
 import {
+  CACHE_CREATION_KEY,
+  CACHE_WRITE_1H_KEY,
+  CLAUDE_KNOWN_TYPES,
+  CLOSES_OPEN_CALLS,
+  NOT_PROMPT_FLAGS,
   SYNTHETIC_MODEL as SYNTHETIC,
-  TURN_END_STOPS,
-  TURN_END_SYSTEM_SUBTYPES,
-  isCommandText,
+  USAGE_KEYS,
+  assistantSignal,
   isSyntheticNoOp,
-} from '../../domain/transcript/normalize/claudeCodeSignals.ts';
+  responseKey,
+  systemSignal,
+  usageFields,
+  userSignal,
+} from '../../domain/formats/claudeCode.ts';
 import { JsonlScanner, type StatusReplay } from './jsonlScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
 import { copyFacts, type ClaudeCodeScannerState } from './scannerState.ts';
@@ -38,45 +46,18 @@ import type {
   UsageRecord,
 } from './types.ts';
 
-/**
- * Line types in the format notes plus newer metadata lines seen in real files; anything
- * else is reported once per type.
- */
-const KNOWN_TYPES = new Set([
-  'user',
-  'assistant',
-  'system',
-  'summary',
-  'file-history-snapshot',
-  'queue-operation',
-  'progress',
-  'attachment',
-  'custom-title',
-  'ai-title',
-  'agent-name',
-  'last-prompt',
-  'mode',
-  'permission-mode',
-]);
-
 const AGENT_PROGRESS = Buffer.from('"agent_progress"');
 const AGENT_ID_KEY = Buffer.from('"agentId"');
 const SNAPSHOT_PREFIX = Buffer.from('{"type":"file-history-snapshot"');
 const NO_TOOLS: string[] = [];
-/** The counts read from `message.usage`, in the order skimUsage expects them. */
-export const USAGE_KEYS = [
-  'input_tokens',
-  'output_tokens',
-  'cache_read_input_tokens',
-  'cache_creation_input_tokens',
-] as const;
+export { USAGE_KEYS };
 
 /** What the kernel reads of `message.usage` in the line's walk (see NestedCounts). */
 export const USAGE_COUNT_NAMES = [
   'usage',
   ...USAGE_KEYS,
-  'cache_creation',
-  'ephemeral_1h_input_tokens',
+  CACHE_CREATION_KEY,
+  CACHE_WRITE_1H_KEY,
   '',
   '',
   '',
@@ -237,7 +218,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
         return;
       }
       default:
-        if (type === undefined || !KNOWN_TYPES.has(type)) {
+        if (type === undefined || !CLAUDE_KNOWN_TYPES.has(type)) {
           const name = type ?? '(none)';
           this.countedProblem(
             'unknown-type',
@@ -416,20 +397,17 @@ export class ClaudeCodeScanner extends JsonlScanner {
   private assistantStatus(m: Fields, line: number, apiError: boolean): void {
     const blocks = this.blocks(m);
     const lastBlock = blocks[blocks.length - 1];
-    if (apiError) {
+    const stop = apiError ? undefined : m.strMemo('stop_reason', this.stops);
+    const signal = assistantSignal(apiError, lastBlock?.type, stop);
+    if (signal === 'api-error') {
       const facts = this.setLast('api-error', line);
       const text = blocks.find((b) => b.text !== undefined)?.text;
       if (text) facts.detail = cleanTitle(text);
-      return;
-    }
-    const stop = m.strMemo('stop_reason', this.stops);
-    if (lastBlock?.type === 'tool_use') {
+    } else if (signal === 'tool-call') {
       const facts = this.setLast('tool-call', line);
-      if (lastBlock.name) facts.detail = lastBlock.name;
-    } else if (lastBlock?.type === 'text') {
-      const ended = stop !== undefined && TURN_END_STOPS.has(stop);
-      const facts = this.setLast(ended ? 'turn-end' : 'assistant-text', line);
-      facts.asksUser = asksUser(lastBlock.text);
+      if (lastBlock?.name) facts.detail = lastBlock.name;
+    } else if (signal === 'turn-end' || signal === 'assistant-text') {
+      this.setLast(signal, line).asksUser = asksUser(lastBlock?.text);
     } else {
       this.setLast('assistant-progress', line);
     }
@@ -482,10 +460,10 @@ export class ClaudeCodeScanner extends JsonlScanner {
       return this.usageRecord(model, m.parse('usage'), ms);
     }
     let cacheWrite1h: number | undefined;
-    const c = u.range('cache_creation');
+    const c = u.range(CACHE_CREATION_KEY);
     const cf = this.creationFields;
     if (c && this.buf[c[0]] === 0x7b && skimObject(this.buf, c[0], c[1], cf)) {
-      cacheWrite1h = cf.num('ephemeral_1h_input_tokens');
+      cacheWrite1h = cf.num(CACHE_WRITE_1H_KEY);
       if (Number.isNaN(cacheWrite1h)) return this.usageRecord(model, m.parse('usage'), ms);
     }
     // Read without a problem: the next line of this response may skip bytes like these.
@@ -495,18 +473,9 @@ export class ClaudeCodeScanner extends JsonlScanner {
 
   /** One line's usage as a record (undefined when the line has no usage object). */
   private usageRecord(model: unknown, usage: unknown, ms: number): UsageRecord | undefined {
-    if (!usage || typeof usage !== 'object') return undefined;
-    const u = usage as Json;
-    const creation = u.cache_creation as Json | null | undefined;
-    return usageRecordOf(
-      model,
-      ms,
-      u.input_tokens,
-      u.output_tokens,
-      u.cache_read_input_tokens,
-      u.cache_creation_input_tokens,
-      creation && typeof creation === 'object' ? creation.ephemeral_1h_input_tokens : 0,
-    );
+    const u = usageFields(usage);
+    if (!u) return undefined;
+    return usageRecordOf(model, ms, u.input, u.output, u.cacheRead, u.cacheWrite, u.cacheWrite1h);
   }
 
   /** Adds one line's usage record to `map` with the per-field maximum per response key. */
@@ -520,7 +489,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
     if (!rec) return undefined;
     const id = typeof messageId === 'string' && messageId ? messageId : undefined;
     let key: string;
-    if (id) key = typeof requestId === 'string' && requestId ? `${id}:${requestId}` : id;
+    if (id) key = responseKey(id, requestId);
     else {
       if (rec.input + rec.output + rec.cacheRead + rec.cacheWrite === 0) return undefined;
       // No id to de-duplicate by: count the line on its own, and say so.
@@ -555,21 +524,18 @@ export class ClaudeCodeScanner extends JsonlScanner {
     // Not tool results: a prompt, or harness bookkeeping (meta lines, slash commands).
     const msg = f.parse('message') as Json | null | undefined;
     const content = msg && typeof msg === 'object' ? msg.content : undefined;
-    if (f.bool('isMeta') || f.bool('isCompactSummary') || f.bool('isVisibleInTranscriptOnly')) {
-      return;
-    }
+    if (NOT_PROMPT_FLAGS.some((flag) => f.bool(flag))) return;
     const text = (firstText(content) ?? '').trimStart();
-    if (isCommandText(text)) return;
-    if (!forStatus) return;
-    if (text.startsWith('[Request interrupted')) {
-      this.pendingTools.clear();
+    const signal = userSignal(text, false);
+    if (signal === 'none' || !forStatus) return;
+    // A new prompt or an interruption abandons whatever tool calls were still open.
+    if (signal !== 'confirms-turn-end' && CLOSES_OPEN_CALLS.has(signal)) this.pendingTools.clear();
+    if (signal === 'interrupted') {
       this.setLast('interrupted', line);
       this.statusReset();
       return;
     }
     this.substantive = true;
-    // A new prompt abandons whatever tool calls were still open.
-    this.pendingTools.clear();
     this.setLast('user-prompt', line);
     this.statusReset();
     if (!this.title && text) this.title = cleanTitle(text);
@@ -654,7 +620,8 @@ export class ClaudeCodeScanner extends JsonlScanner {
 
   private system(f: Fields, line: number): void {
     const subtype = f.str('subtype');
-    if (subtype === 'api_error' || f.str('level') === 'error') {
+    const signal = systemSignal(subtype, f.str('level'));
+    if (signal === 'api-error') {
       const facts = this.setLast('api-error', line);
       facts.detail = subtype ?? 'error';
       if (f.has('retryInMs') || f.has('retryAttempt')) facts.retrying = true;
@@ -662,11 +629,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
     }
     // Written after a turn ends (stop hooks ran, the turn's duration): confirms a text
     // without a stop reason was the last word.
-    if (
-      subtype !== undefined &&
-      TURN_END_SYSTEM_SUBTYPES.has(subtype) &&
-      this.last.kind === 'assistant-text'
-    ) {
+    if (signal === 'confirms-turn-end' && this.last.kind === 'assistant-text') {
       this.last.kind = 'turn-end';
     }
   }

@@ -16,10 +16,17 @@ import {
   type NestedCounts,
 } from './jsonSkim.ts';
 import {
-  CODEX_CALL_CLOSING_EVENTS,
-  CODEX_CALL_TYPES,
-  CODEX_OUTPUT_TYPES,
-} from '../../domain/transcript/normalize/codexSignals.ts';
+  CLOSES_OPEN_CALLS,
+  CODEX_ENVELOPES,
+  ESCALATION_MARKERS,
+  RETRYING_ERROR_EVENT,
+  TOKEN_COUNT_EVENT,
+  TOTAL_KEYS,
+  asksEscalation,
+  eventSignal,
+  itemSignal,
+} from '../../domain/formats/codex.ts';
+import type { RecordSignal } from '../../domain/formats/statusSignal.ts';
 import { JsonlScanner } from './jsonlScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
 import { copyFacts, type CodexScannerState } from './scannerState.ts';
@@ -27,33 +34,9 @@ import { asksUser, cleanTitle, count, firstText, repositoryFromRemote } from './
 import type { FileSummary, LastEntryFacts, LastEntryKind, UsageRecord } from './types.ts';
 import { usageRecord } from './usageRecord.ts';
 
-const KNOWN_TYPES = new Set([
-  'session_meta',
-  'response_item',
-  'event_msg',
-  'turn_context',
-  'compacted',
-]);
-/** Approval and input requests: not persisted by the CLIs seen so far, honoured if they are. */
-const APPROVAL_EVENTS = new Set([
-  'exec_approval_request',
-  'apply_patch_approval_request',
-  'request_user_input',
-  'request_permissions',
-  'elicitation_request',
-]);
-/** What a call's arguments hold when it asks to leave the sandbox (escaped inside a string). */
-const ESCALATION_MARKERS = [
-  Buffer.from('with_escalated_permissions'),
-  Buffer.from('require_escalated'),
-];
-/** The counts read from `info.total_token_usage`, in the order totalOf expects them. */
-export const TOTAL_KEYS = [
-  'input_tokens',
-  'cached_input_tokens',
-  'output_tokens',
-  'reasoning_output_tokens',
-] as const;
+/** What a call's arguments hold when it asks to leave the sandbox, as bytes. */
+const ESCALATION_PATTERNS = ESCALATION_MARKERS.map((m) => Buffer.from(m));
+export { TOTAL_KEYS };
 /** What the kernel reads of a payload's `info.total_token_usage` (see NestedCounts). */
 export const TOTAL_COUNT_NAMES = [
   'info',
@@ -64,8 +47,6 @@ export const TOTAL_COUNT_NAMES = [
   'total_token_usage',
   ...TOTAL_KEYS,
 ] as const;
-/** User-role texts the CLI injects (instructions, environment), not prompts. */
-const INJECTED_PREFIXES = ['<', '# AGENTS.md instructions'];
 
 type Json = Record<string, unknown>;
 
@@ -146,7 +127,7 @@ export class CodexScanner extends JsonlScanner {
       case 'compacted':
         return;
       default:
-        if (type === undefined || !KNOWN_TYPES.has(type)) {
+        if (type === undefined || !CODEX_ENVELOPES.has(type)) {
           const name = type ?? '(none)';
           this.countedProblem(
             'unknown-type',
@@ -215,48 +196,63 @@ export class CodexScanner extends JsonlScanner {
     return this.last;
   }
 
+  /** Open calls end with some signals (a new prompt, the end or abortion of the turn). */
+  private closeCalls(signal: RecordSignal): void {
+    if (signal !== 'confirms-turn-end' && CLOSES_OPEN_CALLS.has(signal)) this.pendingCalls.clear();
+  }
+
   private responseItem(p: Fields, line: number): void {
     const type = p.strMemo('type', this.itemTypes);
-    if (type === 'reasoning' || type === 'web_search_call') {
-      this.setLast('assistant-progress', line);
-      return;
+    const role = type === 'message' ? p.str('role') : undefined;
+    const text =
+      role === 'user' || role === 'assistant' ? firstText(p.parse('content')) : undefined;
+    const signal = itemSignal(type, role, text);
+    this.closeCalls(signal);
+    switch (signal) {
+      case 'assistant-progress':
+        this.setLast('assistant-progress', line);
+        return;
+      case 'tool-result': {
+        const id = p.str('call_id');
+        if (id) this.pendingCalls.delete(id);
+        this.setLast('tool-result', line);
+        return;
+      }
+      case 'user-prompt':
+        this.prompt(text, line);
+        return;
+      case 'assistant-text':
+        this.assistantText(text, line);
+        return;
+      case 'tool-call':
+        this.toolCall(p, type!, line);
+        return;
+      default:
+        // Injected context (not a prompt): legacy files carry the working directory only here.
+        if (role === 'user') this.injected(text);
     }
-    if (type !== undefined && CODEX_OUTPUT_TYPES.has(type)) {
-      const id = p.str('call_id');
-      if (id) this.pendingCalls.delete(id);
-      this.setLast('tool-result', line);
-      return;
-    }
-    if (type !== 'message' && !(type !== undefined && CODEX_CALL_TYPES.has(type))) return;
-    if (type === 'message') {
-      const role = p.str('role');
-      if (role !== 'user' && role !== 'assistant') return;
-      const text = firstText(p.parse('content'));
-      if (role === 'user') this.userText(text, line);
-      else this.assistantText(text, line);
-      return;
-    }
+  }
+
+  private toolCall(p: Fields, type: string, line: number): void {
     const id = p.str('call_id') ?? p.str('id') ?? '';
-    const name = p.str('name') ?? type!;
+    const name = p.str('name') ?? type;
     // The arguments are parsed only when they may ask for escalation (most calls do not).
     const escalation =
-      ESCALATION_MARKERS.some((m) => hasKeyPattern(p.buf, p.start, p.end, m)) &&
+      ESCALATION_PATTERNS.some((m) => hasKeyPattern(p.buf, p.start, p.end, m)) &&
       asksEscalation(p.parseAll() as Json);
     this.pendingCalls.set(id || `line-${line}`, { name, escalation });
     this.substantive = true;
     this.setLast('tool-call', line).detail = name;
   }
 
-  private userText(text: string | undefined, line: number): void {
+  private injected(text: string | undefined): void {
+    const cwd = /<cwd>([^<]+)<\/cwd>/.exec(text ?? '')?.[1]?.trim();
+    if (cwd) this.cwd ??= cwd;
+  }
+
+  private prompt(text: string | undefined, line: number): void {
     const t = (text ?? '').trimStart();
-    if (INJECTED_PREFIXES.some((prefix) => t.startsWith(prefix))) {
-      // Legacy files carry the working directory only here.
-      const cwd = /<cwd>([^<]+)<\/cwd>/.exec(t)?.[1]?.trim();
-      if (cwd) this.cwd ??= cwd;
-      return;
-    }
     this.substantive = true;
-    this.pendingCalls.clear();
     this.setLast('user-prompt', line);
     if (!this.title && t) this.title = cleanTitle(t);
   }
@@ -268,48 +264,48 @@ export class CodexScanner extends JsonlScanner {
 
   private event(p: Fields, line: number, ms: number): void {
     const type = p.strMemo('type', this.itemTypes);
-    // A new prompt, the end or the abortion of the turn: open calls will get no output.
-    if (type !== undefined && CODEX_CALL_CLOSING_EVENTS.has(type)) this.pendingCalls.clear();
-    switch (type) {
-      case 'token_count':
-        // 0.9x writes each token_count twice in a row: the copy needs no parsing.
-        if (!this.sameAsLastTokenCount(p)) this.tokens(p, ms, line);
+    let signal = eventSignal(type);
+    // A user_message's text decides whether it is a prompt (see the format module).
+    const message = signal === 'user-prompt' ? p.str('message') : undefined;
+    if (message !== undefined) signal = eventSignal(type, message);
+    this.closeCalls(signal);
+    if (type === TOKEN_COUNT_EVENT) {
+      // 0.9x writes each token_count twice in a row: the copy needs no parsing.
+      if (!this.sameAsLastTokenCount(p)) this.tokens(p, ms, line);
+    }
+    switch (signal) {
+      case 'confirms-turn-end':
         // The request that produced a final message is complete: the turn ended.
         if (this.last.kind === 'assistant-text') this.last.kind = 'turn-end';
         return;
-      case 'user_message':
-        this.userText(p.str('message'), line);
+      case 'user-prompt':
+        this.prompt(message, line);
         return;
-      case 'agent_message':
+      case 'assistant-text':
         this.assistantText(p.str('message'), line);
         return;
-      case 'agent_reasoning':
-      case 'agent_reasoning_raw_content':
-      case 'task_started':
-      case 'turn_started':
+      case 'assistant-progress':
         this.setLast('assistant-progress', line);
         return;
-      case 'task_complete':
-      case 'turn_complete': {
+      case 'turn-end': {
         const lastText = p.str('last_agent_message');
         const asked = lastText !== undefined ? asksUser(lastText) : this.last.asksUser === true;
         this.setLast('turn-end', line).asksUser = asked;
         return;
       }
-      case 'turn_aborted':
+      case 'interrupted':
         this.setLast('interrupted', line).detail = p.str('reason');
         return;
-      case 'error':
-      case 'stream_error': {
+      case 'api-error': {
         const facts = this.setLast('api-error', line);
-        facts.detail = cleanTitle(p.str('message') ?? type);
-        if (type === 'stream_error') facts.retrying = true;
+        facts.detail = cleanTitle(p.str('message') ?? type ?? 'error');
+        if (type === RETRYING_ERROR_EVENT) facts.retrying = true;
         return;
       }
+      case 'approval':
+        this.setLast('approval', line).detail = type;
+        return;
       default:
-        if (type !== undefined && APPROVAL_EVENTS.has(type)) {
-          this.setLast('approval', line).detail = type;
-        }
     }
   }
 
@@ -506,19 +502,4 @@ export class CodexScanner extends JsonlScanner {
     if (this.title) s.title = this.title;
     return s;
   }
-}
-
-/** A shell call that asks to leave the sandbox: Codex prompts for approval before it runs. */
-function asksEscalation(item: Json): boolean {
-  let args: unknown = item.arguments ?? item.input ?? item.action;
-  if (typeof args === 'string') {
-    try {
-      args = JSON.parse(args);
-    } catch {
-      return false;
-    }
-  }
-  if (!args || typeof args !== 'object') return false;
-  const a = args as Json;
-  return a.with_escalated_permissions === true || a.sandbox_permissions === 'require_escalated';
 }

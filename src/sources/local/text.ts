@@ -1,6 +1,8 @@
 /** Small text helpers the scanners share: titles, questions, numbers from untrusted JSON. */
 import { TITLE_MAX } from './types.ts';
 
+export { firstText } from '../../domain/formats/messageText.ts';
+
 /** Whitespace collapsed, lone surrogates repaired, cut to `max` characters. */
 export function cleanTitle(text: string, max = TITLE_MAX): string | undefined {
   const flat = wellFormed(text).replace(/\s+/g, ' ').trim();
@@ -38,25 +40,6 @@ export function timeText(ms: number, text: string | undefined): string | undefin
 /** A non-negative finite number, else 0 (usage fields can be null, strings, negative). */
 export function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
-}
-
-/** The first text of a message `content` (string or blocks). */
-export function firstText(content: unknown): string | undefined {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return undefined;
-  for (const block of content) {
-    if (block && typeof block === 'object') {
-      const b = block as { type?: unknown; text?: unknown };
-      const t = b.type;
-      if (
-        (t === 'text' || t === 'input_text' || t === 'output_text') &&
-        typeof b.text === 'string'
-      ) {
-        return b.text;
-      }
-    }
-  }
-  return undefined;
 }
 
 /** `owner/name` from a git remote URL (https, ssh or scp-like); the URL when unknown. */

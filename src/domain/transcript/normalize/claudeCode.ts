@@ -34,8 +34,25 @@ import {
   K_STRING,
   K_TRUE,
   decodeString,
+  decodeStringHead,
   type JsonScanner,
 } from '../jsonScanner.ts';
+import {
+  CLAUDE_HIDDEN_TYPES,
+  CLOSES_OPEN_CALLS,
+  NOT_PROMPT_FLAGS,
+  SUBAGENT_TOOLS,
+  SYNTHETIC_MODEL,
+  assistantSignal,
+  isCommandText,
+  isInterruptText,
+  isSyntheticNoOp,
+  systemSignal,
+  usageFields,
+  userSignal,
+} from '../../formats/claudeCode.ts';
+import { firstText } from '../../formats/messageText.ts';
+import type { RecordSignal } from '../../formats/statusSignal.ts';
 import {
   base,
   orphanResultEntry,
@@ -82,10 +99,9 @@ const KEYS = [
   'toolUseResult',
   'agentId',
   'uuid',
+  'text',
   'isSidechain',
-  'isMeta',
-  'isCompactSummary',
-  'isVisibleInTranscriptOnly',
+  ...NOT_PROMPT_FLAGS,
 ];
 const TYPE = 0;
 const MESSAGE = 1;
@@ -95,24 +111,21 @@ const TOOL_USE_ID = 4;
 const TOOL_USE_RESULT = 5;
 const AGENT_ID = 6;
 const UUID = 7;
+const TEXT = 8;
 /** This and the keys after it (isMeta…): `true` marks a user line that is not a prompt. */
-const IS_SIDECHAIN = 8;
+const IS_SIDECHAIN = 9;
 
-/** Bookkeeping line types that are counted but not shown. */
-export const CLAUDE_HIDDEN_TYPES: readonly string[] = [
-  'file-history-snapshot',
-  'queue-operation',
-  'progress',
-];
+export { CLAUDE_HIDDEN_TYPES };
 const HIDDEN = new Set(CLAUDE_HIDDEN_TYPES);
 /** TranscriptInfo.hidden key of lines written again with a uuid already seen. */
 export const REPEATED = 'repeated';
-const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
 
 interface Block {
   type: string | null;
   id: string | null;
   toolUseId: string | null;
+  /** The start of a text block's text (enough to tell a prompt from a slash command). */
+  text: string | null;
 }
 
 /**
@@ -129,6 +142,8 @@ class ClaudeCollector implements RecordCollector {
   /** A sidechain line, or a user line flagged as not a prompt (meta, compact summary…). */
   private aside = false;
   private blocks: Block[] = [];
+  /** The start of a string content's text. */
+  private text: string | null = null;
   /** The message id of the response whose lines were planned last (see plan). */
   private run: string | null = null;
 
@@ -140,6 +155,7 @@ class ClaudeCollector implements RecordCollector {
     this.uuid = -1;
     this.aside = false;
     this.blocks = [];
+    this.text = null;
   }
 
   value(s: JsonScanner, depth: number, kind: number, buf: Buffer, start: number, end: number) {
@@ -152,21 +168,25 @@ class ClaudeCollector implements RecordCollector {
     } else if (depth === 2) {
       const parent = s.codes[1];
       if (parent === MESSAGE) {
-        if (code === CONTENT) this.content = kind === K_STRING || kind === K_ARRAY ? kind : -1;
-        else if (code === ID && kind === K_STRING)
+        if (code === CONTENT) {
+          this.content = kind === K_STRING || kind === K_ARRAY ? kind : -1;
+          if (kind === K_STRING) this.text = decodeStringHead(s, buf, start, end);
+        } else if (code === ID && kind === K_STRING)
           this.messageId = decodeString(s, buf, start, end);
       } else if (parent === TOOL_USE_RESULT && code === AGENT_ID && kind === K_STRING) {
         this.agentId = decodeString(s, buf, start, end);
       }
     } else if (s.codes[1] === MESSAGE && s.codes[2] === CONTENT) {
       if (depth === 3 && code === CODE_ELEM) {
-        this.blocks.push({ type: null, id: null, toolUseId: null });
+        this.blocks.push({ type: null, id: null, toolUseId: null, text: null });
       } else if (depth === 4 && s.codes[3] === CODE_ELEM && kind === K_STRING) {
         const block = this.blocks[s.idx[3]!];
         if (!block) return;
         if (code === TYPE) block.type = decodeString(s, buf, start, end);
         else if (code === ID) block.id = decodeString(s, buf, start, end);
         else if (code === TOOL_USE_ID) block.toolUseId = decodeString(s, buf, start, end);
+        else if (code === TEXT && this.type === 'user' && block.type === 'text')
+          block.text = decodeStringHead(s, buf, start, end);
       }
     }
   }
@@ -234,25 +254,34 @@ class ClaudeCollector implements RecordCollector {
   }
 
   /**
-   * A user line without tool results. A prompt or an interruption in the main
-   * conversation ends the turn: its calls still without a result are abandoned, as the
-   * status reads them (sidechain, meta and compact-summary lines do not).
+   * A user line without tool results. What it says is the format module's reading, as
+   * the status reads it: a prompt or an interruption in the main conversation ends the
+   * turn, and its calls still without a result are abandoned (sidechain, meta,
+   * compact-summary and slash-command lines do not).
    */
   private prompt(pairing: Pairing, record: number): RecordPlan {
     this.run = null;
-    if (!this.aside) abandonOpenCalls(pairing, record);
+    const text = this.content === K_STRING ? this.text : this.firstBlockText();
+    const signal = userSignal(text ?? undefined, this.aside);
+    if (signal !== 'confirms-turn-end' && CLOSES_OPEN_CALLS.has(signal))
+      abandonOpenCalls(pairing, record);
     return { kind: RK_PROMPT, rows: 1 };
+  }
+
+  private firstBlockText(): string | null {
+    for (const block of this.blocks) if (block.type === 'text') return block.text;
+    return null;
   }
 }
 
 function usageOf(message: Json | undefined): TokenUsage | undefined {
-  const u = obj(message?.usage);
+  const u = usageFields(message?.usage);
   if (!u) return undefined;
   const usage: TokenUsage = {};
-  const input = num(u.input_tokens);
-  const cacheRead = num(u.cache_read_input_tokens);
-  const cacheWrite = num(u.cache_creation_input_tokens);
-  const output = num(u.output_tokens);
+  const input = num(u.input);
+  const cacheRead = num(u.cacheRead);
+  const cacheWrite = num(u.cacheWrite);
+  const output = num(u.output);
   if (input !== undefined) usage.input = input;
   if (cacheRead !== undefined) usage.cacheRead = cacheRead;
   if (cacheWrite !== undefined) usage.cacheWrite = cacheWrite;
@@ -266,10 +295,9 @@ const COMMAND_TAGS =
 
 function userVariant(line: Json, text: string) {
   if (line.isCompactSummary === true) return 'compact-summary' as const;
-  if (/^\s*<(?:command-name|command-message|local-command-stdout|local-command-stderr)>/.test(text))
-    return 'command' as const;
+  if (isCommandText(text)) return 'command' as const;
   if (line.isMeta === true) return 'meta' as const;
-  if (text.startsWith('[Request interrupted by user')) return 'interrupt' as const;
+  if (isInterruptText(text)) return 'interrupt' as const;
   return 'prompt' as const;
 }
 
@@ -374,7 +402,7 @@ function normalizeAssistant(
   const model = str(message?.model);
   const apiError = line.isApiErrorMessage === true;
   const extra: Record<string, unknown> = {};
-  if (model && model !== '<synthetic>') extra.model = model;
+  if (model && model !== SYNTHETIC_MODEL) extra.model = model;
   if (apiError) extra.apiError = true;
   const content = message?.content;
   if (!Array.isArray(content) || content.length === 0) {
@@ -440,6 +468,42 @@ function normalizeSystem(line: Json, c: Common, ctx: NormalizeContext): Normaliz
 }
 
 function normalize(value: unknown, ctx: NormalizeContext): NormalizedRecord {
+  const out = normalizeLine(value, ctx);
+  out.signal = signalOf(value);
+  return out;
+}
+
+/** What the line says about the turn, read by the format module as the scanner reads it. */
+function signalOf(value: unknown): RecordSignal {
+  if (!isObject(value)) return 'none';
+  const message = obj(value.message);
+  const content = message?.content;
+  switch (value.type) {
+    case 'user': {
+      if (!message) return 'none';
+      const blocks = Array.isArray(content) ? content : [];
+      if (blocks.some((b) => isObject(b) && b.type === 'tool_result')) return 'tool-result';
+      const notPrompt = NOT_PROMPT_FLAGS.some((flag) => value[flag] === true);
+      return userSignal(firstText(content)?.trimStart(), notPrompt);
+    }
+    case 'assistant': {
+      if (!message) return 'none';
+      const model = message.model;
+      if (isSyntheticNoOp(model, value.isApiErrorMessage, firstText(content))) return 'none';
+      const apiError = value.isApiErrorMessage === true || model === SYNTHETIC_MODEL;
+      const last = Array.isArray(content) ? content[content.length - 1] : content;
+      const lastType =
+        typeof last === 'string' ? 'text' : isObject(last) ? str(last.type) : undefined;
+      return assistantSignal(apiError, lastType, str(message.stop_reason));
+    }
+    case 'system':
+      return systemSignal(str(value.subtype), str(value.level));
+    default:
+      return 'none';
+  }
+}
+
+function normalizeLine(value: unknown, ctx: NormalizeContext): NormalizedRecord {
   const line = isObject(value) ? value : undefined;
   const c: Common = { source: ctx.source };
   if (!line) return { entries: [unknownEntry(c, '', value, ctx.maxChars)], results: [] };

@@ -27,7 +27,14 @@
  *   anything else                     → unknown entry with the raw JSON
  */
 import type { TokenUsage, TranscriptEntry } from '../model.ts';
-import { K_OBJECT, K_STRING, decodeString, type JsonScanner } from '../jsonScanner.ts';
+import {
+  CODE_ELEM,
+  K_OBJECT,
+  K_STRING,
+  decodeString,
+  decodeStringHead,
+  type JsonScanner,
+} from '../jsonScanner.ts';
 import {
   orphanResultEntry,
   textEntry,
@@ -36,7 +43,20 @@ import {
   userEntry,
   type Common,
 } from './entries.ts';
-import { CODEX_CALL_CLOSING_EVENTS, CODEX_CALL_TYPES, CODEX_OUTPUT_TYPES } from './codexSignals.ts';
+import {
+  CLOSES_OPEN_CALLS,
+  CODEX_CALL_TYPES,
+  CODEX_HIDDEN_EVENTS,
+  CODEX_ITEM_TYPES,
+  CODEX_OUTPUT_TYPES,
+  TOKEN_COUNT_EVENT,
+  eventSignal,
+  isInjectedText,
+  itemSignal,
+  totalFields,
+} from '../../formats/codex.ts';
+import type { RecordSignal } from '../../formats/statusSignal.ts';
+import { firstText } from '../../formats/messageText.ts';
 import { attachmentOf, isObject, num, obj, pretty, str, type Json } from './text.ts';
 import {
   RK_HIDDEN,
@@ -55,7 +75,19 @@ import {
   type RecordPlan,
 } from './types.ts';
 
-const KEYS = ['type', 'payload', 'call_id', 'role', 'record_type', 'id', 'instructions', 'cwd'];
+const KEYS = [
+  'type',
+  'payload',
+  'call_id',
+  'role',
+  'record_type',
+  'id',
+  'instructions',
+  'cwd',
+  'content',
+  'text',
+  'message',
+];
 const TYPE = 0;
 const PAYLOAD = 1;
 const CALL_ID = 2;
@@ -64,35 +96,36 @@ const RECORD_TYPE = 4;
 const ID = 5;
 const INSTRUCTIONS = 6;
 const CWD = 7;
+const CONTENT = 8;
+const TEXT = 9;
+const MESSAGE = 10;
 
-const ITEM_TYPES = new Set([
-  'message',
-  'reasoning',
-  'function_call',
-  'function_call_output',
-  'custom_tool_call',
-  'custom_tool_call_output',
-  'local_shell_call',
-  'web_search_call',
-]);
-/** event_msg types that repeat a response item (or feed usage): counted, not shown. */
-export const CODEX_HIDDEN_EVENTS: readonly string[] = [
-  'token_count',
-  'user_message',
-  'agent_message',
-  'agent_reasoning',
-  'agent_reasoning_raw_content',
-];
+export { CODEX_HIDDEN_EVENTS };
 const HIDDEN_EVENTS = new Set(CODEX_HIDDEN_EVENTS);
+/** Content part types whose text is a message's text (see firstText in the scanner). */
+const TEXT_PARTS = new Set(['text', 'input_text', 'output_text']);
 
 interface Item {
   type: string | null;
   callId: string | null;
   role: string | null;
+  /** The start of a message's first text (enough to tell a prompt from injected text). */
+  text: string | null;
+}
+
+/** A record's signal, as the format module reads it: open calls end with some of them. */
+function closeCalls(signal: RecordSignal, pairing: Pairing, record: number): void {
+  if (signal !== 'confirms-turn-end' && CLOSES_OPEN_CALLS.has(signal))
+    abandonOpenCalls(pairing, record);
 }
 
 function planItem(item: Item, pairing: Pairing, record: number): RecordPlan {
   const { type, callId } = item;
+  closeCalls(
+    itemSignal(type ?? undefined, item.role ?? undefined, item.text ?? undefined),
+    pairing,
+    record,
+  );
   if (type === 'message') {
     const kind =
       item.role === 'assistant' ? RK_MODEL : item.role === 'user' ? RK_PROMPT : RK_SYSTEM;
@@ -129,16 +162,66 @@ class CodexCollector implements RecordCollector {
   private hasRecordType = false;
   private hasId = false;
   private hasInstructions = false;
+  /** The first text of a message's content, its head only; the type of the part being read. */
+  private text: string | null = null;
+  private partType: string | null = null;
+  private partIndex = -1;
+  /** The head of an event's `message` (a user_message's text). */
+  private message: string | null = null;
 
   begin(): void {
     this.type = this.payloadType = this.payloadCallId = this.payloadRole = null;
     this.cwd = this.callId = this.role = null;
+    this.text = this.partType = this.message = null;
+    this.partIndex = -1;
     this.hasPayload = this.hasRecordType = this.hasId = this.hasInstructions = false;
+  }
+
+  /** A value inside a message's content (`base` is the depth of `content`). */
+  private contentValue(
+    s: JsonScanner,
+    depth: number,
+    base: number,
+    kind: number,
+    buf: Buffer,
+    start: number,
+    end: number,
+  ) {
+    if (kind !== K_STRING || this.text !== null) return;
+    if (depth === base) {
+      this.text = decodeStringHead(s, buf, start, end);
+    } else if (depth === base + 2 && s.codes[base + 1] === CODE_ELEM) {
+      const code = s.codes[depth];
+      const index = s.idx[base + 1]!;
+      if (code === TYPE) {
+        this.partType = decodeString(s, buf, start, end);
+        this.partIndex = index;
+      } else if (
+        code === TEXT &&
+        index === this.partIndex &&
+        this.partType !== null &&
+        TEXT_PARTS.has(this.partType)
+      ) {
+        this.text = decodeStringHead(s, buf, start, end);
+      }
+    }
   }
 
   value(s: JsonScanner, depth: number, kind: number, buf: Buffer, start: number, end: number) {
     const code = s.codes[depth];
+    if (depth >= 3 && s.codes[1] === PAYLOAD && s.codes[2] === CONTENT) {
+      this.contentValue(s, depth, 2, kind, buf, start, end);
+      return;
+    }
+    if (depth >= 2 && s.codes[1] === CONTENT) {
+      this.contentValue(s, depth, 1, kind, buf, start, end);
+      return;
+    }
     if (depth === 1) {
+      if (code === CONTENT) {
+        this.contentValue(s, depth, 1, kind, buf, start, end);
+        return;
+      }
       if (code === PAYLOAD) this.hasPayload = kind === K_OBJECT;
       else if (code === RECORD_TYPE) this.hasRecordType = true;
       else if (code === ID) this.hasId = true;
@@ -152,21 +235,32 @@ class CodexCollector implements RecordCollector {
       else if (code === CALL_ID) this.payloadCallId = decodeString(s, buf, start, end);
       else if (code === ROLE) this.payloadRole = decodeString(s, buf, start, end);
       else if (code === CWD) this.cwd = decodeString(s, buf, start, end);
+      else if (code === MESSAGE) this.message = decodeStringHead(s, buf, start, end);
+      else if (code === CONTENT) this.contentValue(s, depth, 2, kind, buf, start, end);
     }
   }
 
   plan(pairing: Pairing, record: number): RecordPlan {
     const type = this.type;
     if (type === 'response_item') {
-      const item = { type: this.payloadType, callId: this.payloadCallId, role: this.payloadRole };
+      const item = {
+        type: this.payloadType,
+        callId: this.payloadCallId,
+        role: this.payloadRole,
+        text: this.text,
+      };
       return planItem(
-        this.hasPayload ? item : { type: null, callId: null, role: null },
+        this.hasPayload ? item : { type: null, callId: null, role: null, text: null },
         pairing,
         record,
       );
     }
-    if (type !== null && ITEM_TYPES.has(type) && !this.hasPayload)
-      return planItem({ type, callId: this.callId, role: this.role }, pairing, record);
+    if (type !== null && CODEX_ITEM_TYPES.has(type) && !this.hasPayload)
+      return planItem(
+        { type, callId: this.callId, role: this.role, text: this.text },
+        pairing,
+        record,
+      );
     switch (type) {
       case 'session_meta': {
         const plan: RecordPlan = { kind: RK_SYSTEM, rows: 1 };
@@ -178,10 +272,9 @@ class CodexCollector implements RecordCollector {
       case 'event_msg': {
         const event = this.hasPayload ? this.payloadType : null;
         // A new prompt or the end of the turn: calls without output will get none.
-        if (event !== null && CODEX_CALL_CLOSING_EVENTS.has(event))
-          abandonOpenCalls(pairing, record);
+        closeCalls(eventSignal(event ?? undefined, this.message ?? undefined), pairing, record);
         if (event !== null && HIDDEN_EVENTS.has(event)) {
-          const kind = event === 'token_count' ? RK_TOKENS : RK_HIDDEN;
+          const kind = event === TOKEN_COUNT_EVENT ? RK_TOKENS : RK_HIDDEN;
           return { kind, rows: 0, hiddenType: `event_msg:${event}` };
         }
         return { kind: RK_SYSTEM, rows: 1 };
@@ -197,14 +290,6 @@ class CodexCollector implements RecordCollector {
     }
   }
 }
-
-const META_PREFIXES = [
-  '<environment_context>',
-  '<user_instructions>',
-  '<permissions instructions>',
-  '<user_action>',
-  '# AGENTS.md',
-];
 
 function messageText(content: unknown): {
   text: string;
@@ -256,7 +341,7 @@ function normalizeItem(item: Json, c: Common, ctx: NormalizeContext): Normalized
       if (role === 'assistant') {
         out.entries.push(textEntry('assistant', c, text, max));
       } else {
-        const meta = role !== 'user' || META_PREFIXES.some((p) => text.trimStart().startsWith(p));
+        const meta = role !== 'user' || isInjectedText(text);
         out.entries.push(userEntry(c, text, meta ? 'meta' : 'prompt', max, attachments));
       }
       return out;
@@ -326,16 +411,16 @@ function normalizeItem(item: Json, c: Common, ctx: NormalizeContext): Normalized
 }
 
 function cumulativeOf(payload: Json): TokenUsage | null {
-  const total = obj(obj(payload.info)?.total_token_usage);
+  const total = totalFields(payload);
   if (!total) return null;
-  const input = num(total.input_tokens) ?? 0;
-  const cached = num(total.cached_input_tokens) ?? 0;
+  const input = num(total.input) ?? 0;
+  const cached = num(total.cached) ?? 0;
   const usage: TokenUsage = {
     input: Math.max(0, input - cached),
     cacheRead: cached,
-    output: num(total.output_tokens) ?? 0,
-    reasoning: num(total.reasoning_output_tokens) ?? 0,
-    total: num(total.total_tokens) ?? input + (num(total.output_tokens) ?? 0),
+    output: num(total.output) ?? 0,
+    reasoning: num(total.reasoning) ?? 0,
+    total: num(total.total) ?? input + (num(total.output) ?? 0),
   };
   return usage;
 }
@@ -353,6 +438,28 @@ function sessionMetaText(payload: Json): string {
 }
 
 function normalize(value: unknown, ctx: NormalizeContext): NormalizedRecord {
+  const out = normalizeLine(value, ctx);
+  out.signal = signalOf(value);
+  return out;
+}
+
+/** What the line says about the turn, read by the format module as the scanner reads it. */
+function signalOf(value: unknown): RecordSignal {
+  if (!isObject(value)) return 'none';
+  const type = str(value.type);
+  const payload = obj(value.payload);
+  const item =
+    type === 'response_item'
+      ? payload
+      : !payload && type && CODEX_ITEM_TYPES.has(type)
+        ? value
+        : undefined;
+  if (item) return itemSignal(str(item.type), str(item.role), firstText(item.content));
+  if (type === 'event_msg' && payload) return eventSignal(str(payload.type), str(payload.message));
+  return 'none';
+}
+
+function normalizeLine(value: unknown, ctx: NormalizeContext): NormalizedRecord {
   const c: Common = { source: ctx.source };
   const max = ctx.maxChars;
   if (!isObject(value)) return { entries: [unknownEntry(c, '', value, max)], results: [] };
@@ -361,7 +468,7 @@ function normalize(value: unknown, ctx: NormalizeContext): NormalizedRecord {
   const type = typeof line.type === 'string' ? line.type : null;
   const payload = obj(line.payload);
   if (type === 'response_item') return normalizeItem(payload ?? {}, c, ctx);
-  if (type !== null && ITEM_TYPES.has(type) && !payload) return normalizeItem(line, c, ctx);
+  if (type !== null && CODEX_ITEM_TYPES.has(type) && !payload) return normalizeItem(line, c, ctx);
   const entries: TranscriptEntry[] = [];
   switch (type) {
     case 'session_meta':
@@ -377,17 +484,20 @@ function normalize(value: unknown, ctx: NormalizeContext): NormalizedRecord {
     case 'event_msg': {
       const event = payload ? (str(payload.type) ?? null) : null;
       if (event !== null && HIDDEN_EVENTS.has(event)) {
-        if (event === 'token_count' && payload)
+        if (event === TOKEN_COUNT_EVENT && payload)
           return { entries, results: [], cumulative: cumulativeOf(payload) };
         break;
       }
       const text =
         str(payload?.message) ?? str(payload?.reason) ?? (payload ? pretty(payload) : '');
-      const level = event?.includes('error')
-        ? 'error'
-        : event === 'turn_aborted'
-          ? 'warning'
-          : undefined;
+      // Errors and interruptions stand out (the same signals the status reads).
+      const signal = eventSignal(event ?? undefined);
+      const level =
+        event?.includes('error') || signal === 'api-error'
+          ? 'error'
+          : signal === 'interrupted'
+            ? 'warning'
+            : undefined;
       entries.push(
         textEntry('system', c, text, max, { subtype: event ?? '', ...(level ? { level } : {}) }),
       );

@@ -15,9 +15,14 @@
 import type { TokenUsage, TranscriptEntry } from '../model.ts';
 import { applyResult, textEntry, toolCallEntry, unknownEntry, type Common } from './entries.ts';
 import { isObject, num, obj, pretty, str, type Json } from './text.ts';
+import {
+  FAILED_STATUSES,
+  MANUAL_TASK_SUBTYPE,
+  USAGE_FIELDS,
+  messageKind,
+} from '../../formats/itential.ts';
 
 const FULL = Number.POSITIVE_INFINITY;
-const FAILED = new Set(['error', 'failed', 'failure']);
 
 export function normalizeItentialSession(
   response: unknown,
@@ -55,7 +60,7 @@ export function normalizeItentialSession(
           { source: { first: position, last: position } },
           `Waiting for a person: ${title}${view ? ` (${view})` : ''}`,
           FULL,
-          { subtype: 'manual-task', level: 'warning' },
+          { subtype: MANUAL_TASK_SUBTYPE, level: 'warning' },
         ),
       );
     }
@@ -75,16 +80,14 @@ function legacyMessage(message: unknown, i: number): TranscriptEntry {
   if (!isObject(message)) return unknownEntry(c, '', message, FULL);
   const type = str(message.type) ?? '';
   const text = str(message.text) ?? '';
-  switch (type) {
-    case 'inference-succeeded':
+  switch (messageKind(type)) {
+    case 'assistant':
       return textEntry('assistant', c, text, FULL);
-    case 'inference':
-    case 'tool-call':
+    case 'thinking':
       return textEntry('thinking', c, text, FULL);
     case 'tool-result':
       return toolResult(c, text);
-    case 'session-status':
-    case 'inference-pending':
+    case 'system':
       return textEntry('system', c, text, FULL, { subtype: type });
     default:
       return unknownEntry(c, type, message, FULL);
@@ -109,7 +112,7 @@ function toolResult(c: Common, text: string): TranscriptEntry {
   const output = data ? (data.result ?? data.output ?? data.error ?? data) : text;
   applyResult(
     entry,
-    { output: pretty(output), isError: status !== undefined && FAILED.has(status) },
+    { output: pretty(output), isError: status !== undefined && FAILED_STATUSES.has(status) },
     FULL,
   );
   return entry;
@@ -125,15 +128,8 @@ function usageBySequence(response: unknown): Map<number, TokenUsage> {
     const u = obj(t?.token_usage);
     if (sequence === undefined || !u) continue;
     const usage: TokenUsage = {};
-    const fields: [keyof TokenUsage, unknown][] = [
-      ['input', u.input_tokens],
-      ['output', u.output_tokens],
-      ['cacheRead', u.cache_read_tokens],
-      ['cacheWrite', u.cache_creation_tokens],
-      ['total', u.total_tokens],
-    ];
-    for (const [key, value] of fields) {
-      const n = num(value);
+    for (const [key, field] of USAGE_FIELDS) {
+      const n = num(u[field]);
       if (n !== undefined) usage[key] = n;
     }
     map.set(sequence, usage);

@@ -22,6 +22,7 @@ import {
   type Common,
 } from './entries.ts';
 import { isObject, num, obj, pretty, str, type Json } from './text.ts';
+import * as api from '../../formats/agentsApi.ts';
 
 const FULL = Number.POSITIVE_INFINITY;
 
@@ -41,19 +42,19 @@ export function normalizeRestEvents(events: readonly unknown[]): TranscriptEntry
     const system = (subtype: string, text: string, extra: Record<string, unknown> = {}) =>
       entries.push(textEntry('system', c, text, FULL, { subtype, ...extra }));
     switch (type) {
-      case 'input_message':
+      case api.INPUT_MESSAGE:
         entries.push(inputMessage(c, event));
         break;
-      case 'thinking':
+      case api.THINKING:
         entries.push(textEntry('thinking', c, contentText(event.content), FULL));
         break;
-      case 'agent_output':
+      case api.AGENT_OUTPUT:
         entries.push(textEntry('assistant', c, contentText(event.content), FULL));
         break;
-      case 'structured_output':
+      case api.STRUCTURED_OUTPUT:
         entries.push(textEntry('assistant', c, pretty(event.output ?? null), FULL, { json: true }));
         break;
-      case 'tool_input': {
+      case api.TOOL_INPUT: {
         const callId = str(event.tool_call_id) ?? '';
         const name = str(event.tool_name) ?? '';
         const entry = toolCallEntry(c, { callId, name, input: event.tool_input }, FULL);
@@ -61,7 +62,7 @@ export function normalizeRestEvents(events: readonly unknown[]): TranscriptEntry
         entries.push(entry);
         break;
       }
-      case 'client_tool_pending': {
+      case api.CLIENT_TOOL_PENDING: {
         const pending = Array.isArray(event.pending_calls) ? event.pending_calls : [];
         for (const call of pending) {
           const p = obj(call);
@@ -75,13 +76,14 @@ export function normalizeRestEvents(events: readonly unknown[]): TranscriptEntry
           if (callId && !calls.has(callId)) calls.set(callId, entry);
           entries.push(entry);
         }
-        if (pending.length === 0) system(type, 'Waiting for client tools', { level: 'warning' });
+        if (pending.length === 0)
+          system(type, 'Waiting for client tools', { level: api.eventLevel(type) ?? 'warning' });
         break;
       }
-      case 'tool_output': {
+      case api.TOOL_OUTPUT: {
         const callId = str(event.tool_call_id) ?? '';
         const error = event.error;
-        const hasError = error !== undefined && error !== null && error !== false && error !== '';
+        const hasError = api.isToolError(error);
         const output =
           hasError && (event.tool_output === undefined || event.tool_output === null)
             ? pretty(error)
@@ -92,7 +94,7 @@ export function normalizeRestEvents(events: readonly unknown[]): TranscriptEntry
         else entries.push(orphanResultEntry(c, callId, result, FULL));
         break;
       }
-      case 'compaction': {
+      case api.COMPACTION: {
         const extra: Record<string, unknown> = {};
         const turns = num(event.turns_compacted);
         const compacted = num(event.events_compacted);
@@ -101,29 +103,29 @@ export function normalizeRestEvents(events: readonly unknown[]): TranscriptEntry
         entries.push(textEntry('compaction', c, str(event.summary_text) ?? '', FULL, extra));
         break;
       }
-      case 'context_limit_exceeded': {
+      case api.CONTEXT_LIMIT_EXCEEDED: {
         const used = num(event.input_tokens);
         const window = num(event.model_context_window);
         const detail =
           used !== undefined && window !== undefined ? `: ${used} of ${window} tokens` : '';
-        system(type, `Context limit exceeded${detail}`, { level: 'error' });
+        system(type, `Context limit exceeded${detail}`, { level: api.eventLevel(type) ?? 'error' });
         break;
       }
-      case 'step_transition':
+      case api.STEP_TRANSITION:
         system(type, `${str(event.from_step) ?? '?'} → ${str(event.to_step) ?? '?'}`);
         break;
-      case 'session_interrupted':
-        system(type, 'Session interrupted', { level: 'warning' });
+      case api.SESSION_INTERRUPTED:
+        system(type, 'Session interrupted', { level: api.eventLevel(type) ?? 'warning' });
         break;
-      case 'image_read':
-      case 'artifact_upload': {
+      case api.IMAGE_READ:
+      case api.ARTIFACT_UPLOAD: {
         const file = obj(event.image) ?? obj(event.artifact) ?? {};
-        const attachment = fileAttachment(type === 'image_read' ? 'image' : 'artifact', file);
-        const verb = type === 'image_read' ? 'Read image' : 'Uploaded';
+        const attachment = fileAttachment(type === api.IMAGE_READ ? 'image' : 'artifact', file);
+        const verb = type === api.IMAGE_READ ? 'Read image' : 'Uploaded';
         system(type, `${verb} ${attachment.name ?? ''}`.trim(), { attachments: [attachment] });
         break;
       }
-      case 'skill_load': {
+      case api.SKILL_LOAD: {
         const version = str(event.skill_version);
         system(type, `Loaded skill ${str(event.skill_name) ?? ''}${version ? ` v${version}` : ''}`);
         break;

@@ -10,6 +10,7 @@
  */
 import { IdSet } from '../idSet.ts';
 import type { ScanVisitor } from '../jsonScanner.ts';
+import type { RecordSignal } from '../../formats/statusSignal.ts';
 import type { FileFormat, SourceSpan, SubagentRef, TokenUsage, TranscriptEntry } from '../model.ts';
 
 /** Record kinds, one byte per record, for scans over neighbours (turns, token counts). */
@@ -122,6 +123,11 @@ export interface NormalizedRecord {
   usage?: TokenUsage;
   /** Codex token_count: cumulative totals (null when the event has no info). */
   cumulative?: TokenUsage | null;
+  /**
+   * What the record says about the session's state, read by the format module
+   * (src/domain/formats): the same signal the local scanner's status takes from the line.
+   */
+  signal?: RecordSignal;
   /** Subagent calls (Task/Agent) declared here: callId → what the call asked for. */
   subagentCalls?: Record<string, { agentType?: string; description?: string }>;
 }
