@@ -5,12 +5,14 @@
  * text on the webview side; numbers are drawn, strings are shown as sent by the host
  * (costs and counts are pre-formatted there so both sides agree on wording).
  */
+import type { MessageOf, MessageSchema } from './messageSchema.ts';
+import { messageGuard, oneOf } from './messageSchema.ts';
 import type { WebviewL10n } from './protocol.ts';
 
-/** The date window the dashboard asks for: the last 7, 30 or 90 days, or everything. */
-export type DashboardRange = 7 | 30 | 90 | null;
-
-export const DASHBOARD_RANGES: readonly DashboardRange[] = [7, 30, 90, null];
+/** The date windows the dashboard asks for: the last 7, 30 or 90 days, or everything. */
+export const DASHBOARD_RANGES = [7, 30, 90, null] as const;
+export type DashboardRange = (typeof DASHBOARD_RANGES)[number];
+const isRange = oneOf(...DASHBOARD_RANGES);
 
 export interface DashboardTotalsView {
   sessions?: number;
@@ -116,28 +118,21 @@ export type HostToDashboard =
   | { type: 'loading' }
   | { type: 'failed'; message: string };
 
-/** Dashboard → host. `ready` is the handshake: the host posts nothing before it. */
-export type DashboardToHost =
-  { type: 'ready' } | { type: 'refresh' } | { type: 'setRange'; days: DashboardRange };
+/**
+ * Dashboard → host, written once (see messageSchema.ts): the type, the host's validator
+ * and the dashboard's handler table come from this list. `ready` is the handshake: the
+ * host posts nothing before it.
+ */
+export const DASHBOARD_MESSAGES = {
+  ready: {},
+  refresh: {},
+  setRange: { days: isRange },
+} as const satisfies MessageSchema;
+
+export type DashboardToHost = MessageOf<typeof DASHBOARD_MESSAGES>;
 
 /** The host acts only on messages of the protocol, with fields of the right types. */
-export function isDashboardMessage(value: unknown): value is DashboardToHost {
-  if (!value || typeof value !== 'object') return false;
-  const message = value as Record<string, unknown>;
-  switch (message.type) {
-    case 'ready':
-    case 'refresh':
-      return true;
-    case 'setRange':
-      return isRange(message.days);
-    default:
-      return false;
-  }
-}
-
-function isRange(value: unknown): value is DashboardRange {
-  return value === null || value === 7 || value === 30 || value === 90;
-}
+export const isDashboardMessage = messageGuard(DASHBOARD_MESSAGES);
 
 /** A restored tab's state is the webview's: checked before the host trusts it. */
 export function isDashboardPanelState(value: unknown): value is DashboardPanelState {

@@ -2,10 +2,13 @@
  * The one message protocol between the extension host and the session webview.
  * Imported by both sides; every message is a member of these unions, so a
  * misspelt type or field fails to compile on either side. Messages from the
- * webview are checked by isWebviewMessage before the host acts on them.
+ * webview are listed once, in WEBVIEW_MESSAGES, and checked by isWebviewMessage
+ * before the host acts on them.
  */
 import type { SessionSummary } from '../domain/session.ts';
 import type { SearchResult, TextPart, TranscriptEntry } from '../domain/transcript/model.ts';
+import type { MessageOf, MessageSchema } from './messageSchema.ts';
+import { bool, int, messageGuard, oneOf, optional, str } from './messageSchema.ts';
 
 export type { SearchResult, TextPart, TranscriptEntry };
 
@@ -51,7 +54,8 @@ export interface CommentView extends CommentReplyView {
   replies: CommentReplyView[];
 }
 
-export type CommentFilter = 'ALL' | 'OPEN' | 'RESOLVED';
+export const COMMENT_FILTERS = ['ALL', 'OPEN', 'RESOLVED'] as const;
+export type CommentFilter = (typeof COMMENT_FILTERS)[number];
 
 export interface CommentsView {
   state: 'loading' | 'ready' | 'failed' | 'unsupported';
@@ -153,77 +157,42 @@ export type HostMessage =
   /** Scroll the transcript to an entry (a comment's anchor), highlighting this text. */
   | { type: 'reveal'; index: number; highlight?: string };
 
-/** Webview → host. `ready` is the handshake: the host posts nothing before it. */
-export type WebviewMessage =
-  | { type: 'ready' }
-  | { type: 'refresh' }
-  | { type: 'complete' }
-  | { type: 'cancel' }
-  | { type: 'interrupt' }
-  | { type: 'resume' }
-  | { type: 'openManualTask'; id: string }
-  | { type: 'finishManualTask'; id: string; finish: 'success' | 'failure' }
-  | { type: 'selectFile'; fileKey: string }
-  | { type: 'retryTranscript' }
-  | { type: 'getEntries'; requestId: number; start: number; count: number }
-  | {
-      type: 'search';
-      requestId: number;
-      query: string;
-      from?: number;
-      direction: 'next' | 'previous';
-    }
-  | { type: 'nextError'; requestId: number; from: number }
-  | { type: 'getFullText'; requestId: number; index: number; part: TextPart }
-  | { type: 'openFile'; path: string; line?: number }
-  | { type: 'openRaw' }
-  | { type: 'loadComments'; filter: CommentFilter; more: boolean }
-  | { type: 'revealComment'; threadId: string };
+/**
+ * Webview → host, written once: each message's fields as run-time checks (messageSchema.ts).
+ * The type WebviewMessage, the host's validator and the session panel's handler table all
+ * come from this list. `ready` is the handshake: the host posts nothing before it.
+ */
+export const WEBVIEW_MESSAGES = {
+  ready: {},
+  refresh: {},
+  complete: {},
+  cancel: {},
+  interrupt: {},
+  resume: {},
+  openManualTask: { id: str },
+  finishManualTask: { id: str, finish: oneOf('success', 'failure') },
+  selectFile: { fileKey: str },
+  retryTranscript: {},
+  getEntries: { requestId: int, start: int, count: int },
+  search: {
+    requestId: int,
+    query: str,
+    from: optional(int),
+    direction: oneOf('next', 'previous'),
+  },
+  nextError: { requestId: int, from: int },
+  getFullText: { requestId: int, index: int, part: oneOf('text', 'input', 'output') },
+  openFile: { path: str, line: optional(int) },
+  openRaw: {},
+  loadComments: { filter: oneOf(...COMMENT_FILTERS), more: bool },
+  revealComment: { threadId: str },
+} as const satisfies MessageSchema;
 
-type Check = (m: Record<string, unknown>) => boolean;
-const str = (v: unknown) => typeof v === 'string';
-const int = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
-const CHECKS: Record<WebviewMessage['type'], Check> = {
-  ready: () => true,
-  refresh: () => true,
-  complete: () => true,
-  cancel: () => true,
-  interrupt: () => true,
-  resume: () => true,
-  openRaw: () => true,
-  retryTranscript: () => true,
-  openManualTask: (m) => str(m.id),
-  finishManualTask: (m) => str(m.id) && (m.finish === 'success' || m.finish === 'failure'),
-  selectFile: (m) => str(m.fileKey),
-  getEntries: (m) => int(m.requestId) && int(m.start) && int(m.count),
-  search: (m) =>
-    int(m.requestId) &&
-    str(m.query) &&
-    (m.from === undefined || int(m.from)) &&
-    (m.direction === 'next' || m.direction === 'previous'),
-  nextError: (m) => int(m.requestId) && int(m.from),
-  getFullText: (m) =>
-    int(m.requestId) &&
-    int(m.index) &&
-    (m.part === 'text' || m.part === 'input' || m.part === 'output'),
-  openFile: (m) => str(m.path) && (m.line === undefined || int(m.line)),
-  loadComments: (m) =>
-    (m.filter === 'ALL' || m.filter === 'OPEN' || m.filter === 'RESOLVED') &&
-    typeof m.more === 'boolean',
-  revealComment: (m) => str(m.threadId),
-};
+/** Webview → host: one member per entry of WEBVIEW_MESSAGES. */
+export type WebviewMessage = MessageOf<typeof WEBVIEW_MESSAGES>;
 
 /** The host acts only on messages of the protocol, with fields of the right types. */
-export function isWebviewMessage(value: unknown): value is WebviewMessage {
-  if (!value || typeof value !== 'object') return false;
-  const message = value as Record<string, unknown>;
-  // Own keys only: `__proto__` or `toString` must not find Object.prototype's members.
-  const check =
-    typeof message.type === 'string' && Object.hasOwn(CHECKS, message.type)
-      ? CHECKS[message.type as WebviewMessage['type']]
-      : undefined;
-  return check !== undefined && check(message);
-}
+export const isWebviewMessage = messageGuard(WEBVIEW_MESSAGES);
 
 /** What the webview persists so the panel can be restored after a reload. */
 export interface PanelState {

@@ -2,89 +2,69 @@ import * as vscode from 'vscode';
 import { formatCost } from '../domain/format.ts';
 import type { SessionSummary } from '../domain/session.ts';
 import { surfaceLabel } from '../domain/surfaceText.ts';
-import type { HostMessage, PanelState, SessionView } from '../shared/protocol.ts';
+import type { HostMessage, PanelState, SessionView, WebviewMessage } from '../shared/protocol.ts';
 import { isPanelState, isWebviewMessage } from '../shared/protocol.ts';
-import type { WebviewMessage } from '../shared/protocol.ts';
 import { hasManualTasks } from '../sources/steering.ts';
 import { finishManualTask } from '../commands/manualTaskCommands.ts';
 import { RESUME_COMMAND } from '../commands/resumeCommands.ts';
 import { isResumable } from '../domain/resume.ts';
-import { PanelData } from './panelData.ts';
-
-const DATA_MESSAGES = new Set([
-  'getEntries',
-  'search',
-  'nextError',
-  'getFullText',
-  'selectFile',
-  'retryTranscript',
-  'openRaw',
-  'openFile',
-  'loadComments',
-  'revealComment',
-]);
-function isDataMessage(message: WebviewMessage): message is Parameters<PanelData['handle']>[0] {
-  return DATA_MESSAGES.has(message.type);
-}
 import type { SessionStore } from '../store/sessionStore.ts';
-import { panelIcon, webviewHtml, webviewL10n, webviewPanelOptions } from './webviewHtml.ts';
+import type { PanelDeps } from './session/panelDeps.ts';
+import { SessionPanelData } from './session/sessionPanelData.ts';
+import type { HostedPanel, PanelBehaviour } from './webviewHost.ts';
+import { WebviewHost } from './webviewHost.ts';
+import { SESSION_PAGE } from './webviewHtml.ts';
 
 export const SESSION_PANEL_TYPE = 'sessionInspector.session';
 
+const keyOf = (state: PanelState) => `${state.connectionId}/${state.sessionId}`;
+
+/** A session panel's behaviour: its Details tab's messages here, the other tabs' in panel data. */
+interface SessionTab extends PanelBehaviour<WebviewMessage> {
+  data: SessionPanelData;
+}
+
 /**
- * One panel per session, reused when opened again and restored after a window
- * reload. The host posts nothing until the webview says `ready`.
+ * One panel per session, reused when opened again and restored after a window reload
+ * (the webview host does both, and the ready handshake).
  */
 export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disposable {
-  private readonly panels = new Map<string, vscode.WebviewPanel>();
-  /** The data behind each open panel, by the same key. */
-  private readonly panelData = new Map<string, PanelData>();
-  /** The last message of each type posted to each open panel, by the same key. */
-  private readonly lastPosted = new Map<string, Map<HostMessage['type'], HostMessage>>();
-  private readonly extensionUri: vscode.Uri;
+  private readonly host: WebviewHost<WebviewMessage, HostMessage, PanelState>;
   private readonly store: SessionStore;
+  private readonly deps: PanelDeps;
 
-  private readonly data: Omit<ConstructorParameters<typeof PanelData>[0], 'post'>;
-
-  constructor(
-    extensionUri: vscode.Uri,
-    store: SessionStore,
-    data: Omit<ConstructorParameters<typeof PanelData>[0], 'post' | 'store'>,
-  ) {
-    this.extensionUri = extensionUri;
+  constructor(extensionUri: vscode.Uri, store: SessionStore, deps: Omit<PanelDeps, 'store'>) {
     this.store = store;
-    this.data = { ...data, store };
+    this.deps = { ...deps, store };
+    this.host = new WebviewHost({
+      viewType: SESSION_PANEL_TYPE,
+      page: SESSION_PAGE,
+      extensionUri,
+      log: deps.log,
+      isMessage: isWebviewMessage,
+      isState: isPanelState,
+      key: keyOf,
+      init: (l10n) => ({ type: 'init', l10n }),
+      create: (hosted, state) => this.create(hosted, state),
+    });
   }
 
   open(session: SessionSummary): void {
-    const key = `${session.connectionId}/${session.id}`;
-    const existing = this.panels.get(key);
-    if (existing) {
-      existing.reveal();
-      return;
-    }
     // The tab title is the backend's session name: one line, shortened, no invisible controls.
-    const panel = vscode.window.createWebviewPanel(
-      SESSION_PANEL_TYPE,
+    this.host.open(
+      { connectionId: session.connectionId, sessionId: session.id },
       surfaceLabel(session.label) || session.id,
-      vscode.ViewColumn.Active,
-      this.options(),
     );
-    this.attach(panel, { connectionId: session.connectionId, sessionId: session.id });
   }
 
-  async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
-    if (!isPanelState(state)) {
-      panel.dispose();
-      return;
-    }
-    panel.webview.options = this.options();
-    this.attach(panel, state);
+  deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    return this.host.deserializeWebviewPanel(panel, state);
   }
 
   /** What an open panel's transcript holds now (integration tests); undefined when none. */
   transcriptInfo(connectionId: string, sessionId: string) {
-    return this.panelData.get(`${connectionId}/${sessionId}`)?.transcriptInfo();
+    const tab = this.host.behaviour(keyOf({ connectionId, sessionId })) as SessionTab | undefined;
+    return tab?.data.transcriptInfo();
   }
 
   /** The last message of each type the host posted to an open panel (integration tests). */
@@ -92,7 +72,7 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
     connectionId: string,
     sessionId: string,
   ): ReadonlyMap<HostMessage['type'], HostMessage> | undefined {
-    return this.lastPosted.get(`${connectionId}/${sessionId}`);
+    return this.host.posted(keyOf({ connectionId, sessionId }));
   }
 
   /**
@@ -102,7 +82,7 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
    */
   async headless(session: SessionSummary): Promise<HostMessage[]> {
     const messages: HostMessage[] = [{ type: 'session', view: this.sessionView(session) }];
-    const data = new PanelData({ ...this.data, post: (m) => messages.push(m) }, session);
+    const data = new SessionPanelData({ ...this.deps, post: (m) => messages.push(m) });
     try {
       await data.start(session);
     } finally {
@@ -112,8 +92,7 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
   }
 
   dispose(): void {
-    for (const panel of this.panels.values()) panel.dispose();
-    this.panels.clear();
+    this.host.dispose();
   }
 
   private sessionView(session: SessionSummary): SessionView {
@@ -131,21 +110,10 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
     };
   }
 
-  private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
-    return webviewPanelOptions(this.extensionUri);
-  }
-
-  private attach(panel: vscode.WebviewPanel, state: PanelState): void {
-    const key = `${state.connectionId}/${state.sessionId}`;
-    this.panels.set(key, panel);
-    panel.iconPath = panelIcon(this.extensionUri);
-    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, panel.title);
-    const posted = new Map<HostMessage['type'], HostMessage>();
-    this.lastPosted.set(key, posted);
-    const post = (message: HostMessage) => {
-      posted.set(message.type, message);
-      void panel.webview.postMessage(message);
-    };
+  private create(hosted: HostedPanel<HostMessage>, state: PanelState): SessionTab {
+    const { panel, post } = hosted;
+    const data = new SessionPanelData({ ...this.deps, post: (m) => hosted.post(m) });
+    /** The Details tab: the session's summary, and the tab title with it. */
     const send = async () => {
       const session = await this.findSession(state);
       if (!session) {
@@ -160,88 +128,59 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
       panel.title = surfaceLabel(session.label) || surfaceLabel(session.id);
       post({ type: 'session', view: this.sessionView(session) });
     };
-    let ready = false;
-    let data: PanelData | undefined;
-    const subscriptions = [
-      panel.webview.onDidReceiveMessage(async (message: unknown) => {
-        if (!isWebviewMessage(message)) return;
-        if (message.type === 'ready') {
-          ready = true;
-          post({ type: 'init', l10n: webviewL10n() });
-          await send();
-          const session = await this.findSession(state);
-          if (!session) return;
-          data?.dispose();
-          data = new PanelData({ ...this.data, post }, session);
-          this.panelData.set(key, data);
-          await data.start(session);
-          return;
-        }
-        if (isDataMessage(message)) {
-          await data
-            ?.handle(message)
-            .catch((error: unknown) =>
-              this.data.log.warn(`panel ${message.type}: ${(error as Error).message}`),
-            );
-          return;
-        }
-        void this.handle(message, state, post, send);
-      }),
+    /** The tree's node of this session, as the session commands take it. */
+    const node = async () => {
+      const session = await this.findSession(state);
+      return session ? { kind: 'session', session } : undefined;
+    };
+    const command = (id: string) => async () =>
+      void vscode.commands.executeCommand(id, await node());
+    const manualTasks = () => {
+      const source = this.store.source(state.connectionId);
+      return source && hasManualTasks(source) ? source : undefined;
+    };
+
+    hosted.track(
       // Keep the panel in step with the store (after a refresh, a completion…).
       this.store.onDidChange((id) => {
-        if (!ready || (id !== undefined && id !== state.connectionId)) return;
+        if (!hosted.ready || (id !== undefined && id !== state.connectionId)) return;
         void send();
-        void this.findSession(state).then((session) => session && data?.update(session));
+        void this.findSession(state).then((session) => session && data.update(session));
       }),
-      panel.onDidDispose(() => {
-        data?.dispose();
-        this.panels.delete(key);
-        this.panelData.delete(key);
-        this.lastPosted.delete(key);
-        for (const s of subscriptions) s.dispose();
-      }),
-    ];
-  }
+    );
 
-  private async handle(
-    message: WebviewMessage,
-    state: PanelState,
-    post: (message: HostMessage) => void,
-    send: () => Promise<void>,
-  ): Promise<void> {
-    const session = await this.findSession(state);
-    const node = session ? { kind: 'session', session } : undefined;
-    switch (message.type) {
-      case 'ready':
-      case 'refresh':
-        return send();
-      default:
-        return;
-      case 'complete':
-        return void vscode.commands.executeCommand('sessionInspector.completeSession', node);
-      case 'cancel':
-        return void vscode.commands.executeCommand('sessionInspector.cancelSession', node);
-      case 'interrupt':
-        return void vscode.commands.executeCommand('sessionInspector.interruptSession', node);
-      case 'resume':
-        return void vscode.commands.executeCommand(RESUME_COMMAND, node);
-      case 'openManualTask': {
-        const source = this.store.source(state.connectionId);
-        if (!source || !hasManualTasks(source)) return;
-        try {
-          post({ type: 'manualTask', task: await source.describeManualTask(message.id) });
-        } catch (error) {
-          post({ type: 'manualTaskFailed', id: message.id, message: (error as Error).message });
-        }
-        return;
-      }
-      case 'finishManualTask': {
-        const source = this.store.source(state.connectionId);
-        if (!session || !source || !hasManualTasks(source)) return;
-        await finishManualTask(this.store, session, source, message.id, message.finish);
-        return;
-      }
-    }
+    return {
+      data,
+      ready: async () => {
+        await send();
+        const session = await this.findSession(state);
+        if (session) await data.start(session);
+      },
+      handlers: {
+        ...data.handlers,
+        refresh: send,
+        complete: command('sessionInspector.completeSession'),
+        cancel: command('sessionInspector.cancelSession'),
+        interrupt: command('sessionInspector.interruptSession'),
+        resume: command(RESUME_COMMAND),
+        openManualTask: async (m) => {
+          const source = manualTasks();
+          if (!source) return;
+          try {
+            post({ type: 'manualTask', task: await source.describeManualTask(m.id) });
+          } catch (error) {
+            post({ type: 'manualTaskFailed', id: m.id, message: (error as Error).message });
+          }
+        },
+        finishManualTask: async (m) => {
+          const session = await this.findSession(state);
+          const source = manualTasks();
+          if (!session || !source) return;
+          await finishManualTask(this.store, session, source, m.id, m.finish);
+        },
+      },
+      dispose: () => data.dispose(),
+    };
   }
 
   /** After a reload the store may not have loaded yet: load once, then look. */

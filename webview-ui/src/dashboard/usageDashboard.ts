@@ -12,7 +12,7 @@ import * as l10n from '@vscode/l10n';
 import { L10nController, formatDay, formatNumber } from '../shared/l10n.ts';
 import { tokens } from '../usage/usageChart.ts';
 import { barList, costChart, tokensChart } from './dashboardCharts.ts';
-import { dashboardHost } from './dashboardHost.ts';
+import { dashboardHost } from '../vscodeApi.ts';
 
 type Phase = { state: 'loading' } | { state: 'failed'; message: string } | { state: 'ready' };
 

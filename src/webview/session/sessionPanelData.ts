@@ -1,0 +1,77 @@
+import type { SessionSummary } from '../../domain/session.ts';
+import type { HostMessage } from '../../shared/protocol.ts';
+import { CommentsTab } from './commentsTab.ts';
+import { openRawTranscript, openWorkspaceFile } from './fileOpening.ts';
+import type { PanelContext, PanelDeps, SessionHandlers } from './panelDeps.ts';
+import { TranscriptTab } from './transcriptTab.ts';
+import { UsageTab } from './usageTab.ts';
+
+/**
+ * The data behind one session panel's tabs (Transcript, Comments, Usage) and the handlers
+ * of their messages. The Details tab is the panel's own (sessionPanels.ts).
+ */
+export class SessionPanelData {
+  /** Set by start: the tabs load nothing before the page is ready and the session known. */
+  private session: SessionSummary | undefined;
+  private readonly transcript: TranscriptTab;
+  private readonly comments: CommentsTab;
+  private readonly usage: UsageTab;
+
+  constructor(deps: PanelDeps & { post(message: HostMessage): void }) {
+    const ctx: PanelContext = { ...deps, session: () => this.started() };
+    this.usage = new UsageTab(ctx);
+    this.transcript = new TranscriptTab(ctx, {
+      // Per-turn usage is of the main transcript only.
+      indexed: async (fileKey, source, signal) => {
+        if (fileKey === 'main') await this.usage.collect(source, signal);
+      },
+      grew: async (fileKey, source, signal) => {
+        if (fileKey === 'main') await this.usage.grew(source, signal);
+      },
+    });
+    this.comments = new CommentsTab(ctx, this.transcript);
+    this.handlers = {
+      ...this.transcript.handlers,
+      ...this.comments.handlers,
+      openFile: (m) => openWorkspaceFile(m.path, m.line),
+      openRaw: () => openRawTranscript(this.transcript.path()),
+    };
+  }
+
+  /** The handlers of the tabs' messages (the panel adds its own). */
+  readonly handlers: Pick<
+    SessionHandlers,
+    keyof TranscriptTab['handlers'] | keyof CommentsTab['handlers'] | 'openFile' | 'openRaw'
+  >;
+
+  /** Called on `ready` (also after a webview reload): everything from the start. */
+  async start(session: SessionSummary): Promise<void> {
+    this.session = session;
+    this.usage.reset();
+    this.comments.reset();
+    await this.transcript.reset();
+    this.usage.post();
+    await Promise.all([this.transcript.load('main'), this.comments.load('ALL')]);
+  }
+
+  /** The store has a newer summary of the session. */
+  update(session: SessionSummary): void {
+    this.session = session;
+    this.usage.post();
+  }
+
+  /** What the open transcript holds now (the integration tests read it). */
+  transcriptInfo(): ReturnType<TranscriptTab['info']> {
+    return this.transcript.info();
+  }
+
+  private started(): SessionSummary {
+    if (!this.session) throw new Error('the panel has not started');
+    return this.session;
+  }
+
+  dispose(): void {
+    this.transcript.dispose();
+    this.comments.dispose();
+  }
+}
