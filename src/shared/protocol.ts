@@ -5,8 +5,8 @@
  * webview are listed once, in WEBVIEW_MESSAGES, and checked by isWebviewMessage
  * before the host acts on them.
  */
-import type { SessionSummary } from '../domain/session.ts';
-import type { SearchResult, TextPart, TranscriptEntry } from '../domain/transcript/model.ts';
+import type { SessionSummary } from './sessionSummary.ts';
+import type { SearchResult, TextPart, TranscriptEntry } from './transcriptEntries.ts';
 import type { MessageOf, MessageSchema } from './messageSchema.ts';
 import { bool, int, messageGuard, oneOf, optional, str } from './messageSchema.ts';
 

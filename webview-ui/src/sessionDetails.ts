@@ -1,5 +1,5 @@
 import { LitElement, css, html, nothing } from 'lit';
-import type { PendingTask } from '../../src/domain/session.ts';
+import type { PendingTask } from '../../src/shared/sessionSummary.ts';
 import type {
   CommentsView,
   HostMessage,
