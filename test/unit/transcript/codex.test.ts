@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generateCodexTranscript } from '../../../src/demo/transcripts/index.ts';
 import type { ToolCallEntry } from '../../../src/domain/transcript/model.ts';
+import { CodexScanner } from '../../../src/sources/local/codexScan.ts';
 import { allEntries, countKinds, docOf, openDoc, tempFile } from './fixtures.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw JSONL under test
@@ -108,6 +109,36 @@ describe('Codex transcripts', () => {
     // apply_patch through the shell names the patched file.
     const patch = calls.find((c) => c.input.includes('apply_patch'));
     assert.ok(patch?.files.some((f) => f.path.startsWith('/home/dev/ledger-service/')));
+  });
+
+  it('legacy rollouts: a call before a new prompt is abandoned, as the status drops it', async () => {
+    // Legacy files have no event_msg lines: the bare user message item is the new prompt.
+    const lines = [
+      { id: 'legacy-1', timestamp: '2025-08-01T10:00:00Z', instructions: '' },
+      { record_type: 'state' },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'list files' }] },
+      { type: 'function_call', name: 'shell', arguments: '{"command":["ls"]}', call_id: 'c1' },
+      {
+        type: 'message',
+        role: 'user',
+        content: [{ type: 'input_text', text: '<environment_context>cwd</environment_context>' }],
+      },
+      { type: 'function_call', name: 'shell', arguments: '{"command":["pwd"]}', call_id: 'c2' },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'never mind' }] },
+      { type: 'function_call', name: 'shell', arguments: '{"command":["id"]}', call_id: 'c3' },
+    ];
+    const text = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+    const doc = await openDoc(tempFile(text), { format: 'codex' });
+    const calls = (await allEntries(doc)).filter((e): e is ToolCallEntry => e.kind === 'tool-call');
+    // Injected context is not a prompt (c1 stays open past it); the real prompt closes both.
+    assert.deepEqual(
+      calls.map((c) => `${c.callId}:${c.status}`),
+      ['c1:abandoned', 'c2:abandoned', 'c3:pending'],
+    );
+    const scanner = new CodexScanner('/legacy/rollout.jsonl');
+    scanner.feed(Buffer.from(text));
+    scanner.finish();
+    assert.deepEqual(scanner.summary().last.pendingTools, ['shell'], 'the status: only c3 open');
   });
 
   it('marks a call abandoned when a new prompt or the end of the turn comes first', async () => {
