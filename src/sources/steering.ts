@@ -1,6 +1,5 @@
 import type { CompletionOutcome, PendingInstruction } from '../domain/completionIntent.ts';
 import type { ManualTaskView } from '../shared/protocol.ts';
-import { sourceOperation, type SessionSource } from './sessionSource.ts';
 
 /** Sources that can complete or cancel sessions (MCP `session_complete`). */
 export interface SessionCompletion {
@@ -54,12 +53,4 @@ export interface SessionInterrupt {
    * interrupt whose answer was lost is settled. Undefined when the answer does not say.
    */
   sessionStatus(sessionId: string, signal?: AbortSignal): Promise<string | undefined>;
-}
-
-/**
- * Transitional, until the webview host reads `sourceOperation(source, 'manualTasks')` itself
- * (it is being restructured meanwhile).
- */
-export function hasManualTasks(source: SessionSource): source is SessionSource & ManualTasks {
-  return sourceOperation(source, 'manualTasks') !== undefined;
 }

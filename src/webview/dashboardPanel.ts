@@ -17,9 +17,7 @@ import type {
   HostToDashboard,
 } from '../shared/dashboardProtocol.ts';
 import { isDashboardMessage, isDashboardPanelState } from '../shared/dashboardProtocol.ts';
-import type { JsonToolCaller } from '../sources/mcp/jsonToolCaller.ts';
-import { hasLocalUsage } from '../sources/localUsageSource.ts';
-import type { SessionSource } from '../sources/sessionSource.ts';
+import { sourceOperation } from '../sources/sessionSource.ts';
 import type { SourceAdapters } from '../sources/sourceFactory.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import type { Logger } from '../util/logger.ts';
@@ -38,13 +36,6 @@ export interface UsageDashboardDeps {
   store: SessionStore;
   adapters: () => SourceAdapters;
   log: Logger;
-}
-
-type DashboardSource = SessionSource & JsonToolCaller;
-
-/** MCP sources answer tool calls as JSON; the dashboard needs nothing else. */
-export function isDashboardSource(source: SessionSource | undefined): source is DashboardSource {
-  return !!source && typeof (source as Partial<JsonToolCaller>).callJson === 'function';
 }
 
 /** The registered dashboard: its restore hook and open tabs are for the integration tests. */
@@ -72,7 +63,7 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): UsageDashboard
     restore: async ({ connectionId }, panel) => {
       const state = deps.store.state(connectionId);
       if (!state) return false;
-      if (state.capabilities === undefined && state.config.kind !== 'local') {
+      if (state.capabilities === undefined && !eligible(connectionId)) {
         await deps.store.refresh(connectionId);
       }
       if (!eligible(connectionId)) return false;
@@ -115,11 +106,14 @@ export function registerUsageDashboard(deps: UsageDashboardDeps): UsageDashboard
   };
 }
 
-/** Capabilities first: asking the store for a source creates it (and loads its bundle). */
+/** Local transcripts total their own usage; an MCP server answers its usage tools as JSON. */
 function hasDashboard(store: SessionStore, id: string): boolean {
   const state = store.state(id);
-  if (state?.config.kind === 'local') return hasLocalUsage(store.source(id));
-  return state?.capabilities?.usage === true && isDashboardSource(store.source(id));
+  // Capabilities first where known: asking the store for a source builds it.
+  if (!state || state.capabilities?.usage === false) return false;
+  const source = store.source(id);
+  if (sourceOperation(source, 'localFiles')) return true;
+  return state.capabilities?.usage === true && sourceOperation(source, 'tools') !== undefined;
 }
 
 /** The connection whose dashboard to show: the only one that has one, or the user's pick. */
@@ -168,16 +162,18 @@ function dashboardTab(
     lastSource = source;
     if (!state) return undefined;
     const connectionLabel = state.config.label;
-    if (hasLocalUsage(source)) {
+    const local = sourceOperation(source, 'localFiles');
+    if (local) {
       // This machine's transcripts, by local day; the tree's filters do not apply.
       const since = range === null ? undefined : localRangeStart(range);
-      const report = await source.usage({ ...(since ? { since } : {}), signal });
+      const report = await local.usage({ ...(since ? { since } : {}), signal });
       const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
       return localUsageView(report, { connectionLabel, range, timeZone });
     }
-    if (!isDashboardSource(source)) return undefined;
+    const tools = sourceOperation(source, 'tools');
+    if (!tools) return undefined;
     const filters = dashboardFilters(state.filters, range);
-    const data = await deps.adapters().fetchDashboardData(source, { filters, signal });
+    const data = await deps.adapters().fetchDashboardData(tools, { filters, signal });
     return toDashboardView(data, { connectionLabel, range, filters });
   };
 
@@ -214,7 +210,7 @@ function dashboardTab(
       const state = deps.store.state(connectionId);
       if (!state) return;
       const source = deps.store.source(connectionId);
-      const followsFilters = !hasLocalUsage(source);
+      const followsFilters = !sourceOperation(source, 'localFiles');
       if ((followsFilters && state.filters !== lastFilters) || source !== lastSource) {
         lastFilters = state.filters;
         void load();

@@ -4,7 +4,7 @@ import type { SessionSummary } from '../domain/session.ts';
 import { surfaceLabel } from '../domain/surfaceText.ts';
 import type { HostMessage, PanelState, SessionView, WebviewMessage } from '../shared/protocol.ts';
 import { isPanelState, isWebviewMessage } from '../shared/protocol.ts';
-import { hasManualTasks } from '../sources/steering.ts';
+import { sourceOperation } from '../sources/sessionSource.ts';
 import { finishManualTask } from '../commands/manualTaskCommands.ts';
 import { RESUME_COMMAND } from '../commands/resumeCommands.ts';
 import { isResumable } from '../domain/resume.ts';
@@ -104,8 +104,8 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
       actions: {
         complete:
           Boolean(connection?.capabilities?.complete) && session.status.status !== 'finished',
-        interrupt: connection?.config.kind === 'rest' && session.status.raw === 'running',
-        resume: connection?.config.kind === 'local' && isResumable(session),
+        interrupt: Boolean(connection?.capabilities?.interrupt) && session.status.raw === 'running',
+        resume: Boolean(connection?.capabilities?.resume) && isResumable(session),
       },
     };
   }
@@ -135,10 +135,7 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
     };
     const command = (id: string) => async () =>
       void vscode.commands.executeCommand(id, await node());
-    const manualTasks = () => {
-      const source = this.store.source(state.connectionId);
-      return source && hasManualTasks(source) ? source : undefined;
-    };
+    const manualTasks = () => sourceOperation(this.store.source(state.connectionId), 'manualTasks');
 
     hosted.track(
       // Keep the panel in step with the store (after a refresh, a completion…).

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { CommentFilter, CommentsView, CommentView } from '../../shared/protocol.ts';
-import type { SourceAdapters } from '../../sources/sourceFactory.ts';
+import { sourceOperation } from '../../sources/sessionSource.ts';
 import { showInformation } from '../../views/safeMessage.ts';
 import type { PanelContext, SessionHandlers } from './panelDeps.ts';
 import type { TranscriptTab } from './transcriptTab.ts';
@@ -38,20 +38,19 @@ export class CommentsTab {
   async load(filter: CommentFilter): Promise<void> {
     const { store, post } = this.ctx;
     const session = this.ctx.session();
-    const source = store.source(session.connectionId);
+    const tools = sourceOperation(store.source(session.connectionId), 'tools');
     const capabilities = store.state(session.connectionId)?.capabilities;
-    if (!source || !capabilities?.comments || !('callJson' in source)) {
+    if (!tools || !capabilities?.comments) {
       post({ type: 'comments', view: empty('unsupported', filter) });
       return;
     }
     post({ type: 'comments', view: empty('loading', filter) });
     try {
       const adapters = this.ctx.adapters();
-      const list = await adapters.listSessionComments(
-        source as Parameters<SourceAdapters['listSessionComments']>[0],
-        session.id,
-        { filter: filter === 'ALL' ? undefined : filter, signal: this.abort.signal },
-      );
+      const list = await adapters.listSessionComments(tools, session.id, {
+        filter: filter === 'ALL' ? undefined : filter,
+        signal: this.abort.signal,
+      });
       this.threads = list.threads;
       this.placedIn = undefined;
       post({ type: 'comments', view: adapters.commentsView(list, filter) });
