@@ -32,6 +32,7 @@ import {
 } from './webview/dashboardPanel.ts';
 import { registerLocalUsageCommands } from './commands/localUsageCommands.ts';
 import { registerResumeCommands } from './commands/resumeCommands.ts';
+import { registerChangesCommands } from './commands/changesCommands.ts';
 import { registerExportCommands } from './commands/exportCommands.ts';
 import { registerSessionActionCommands } from './commands/sessionActionCommands.ts';
 import { ArchiveStore } from './store/archiveStore.ts';
@@ -222,6 +223,12 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     ...registerWaitingCommands(store, view),
     ...registerSessionCommands(store, openPanel),
     ...registerResumeCommands(store),
+    ...registerChangesCommands({
+      store,
+      adapters: () => loadSourceAdapters(context.extensionPath),
+      storageDir: context.globalStorageUri.fsPath,
+      log,
+    }).disposables,
     ...registerExportCommands({
       store,
       adapters: () => loadSourceAdapters(context.extensionPath),

@@ -38,6 +38,20 @@ export async function startLocalDemo(dir: string): Promise<LocalDemo> {
     `${sessionId}.jsonl`,
   );
   await mkdir(path.dirname(file), { recursive: true });
+  // A finished session whose agent changed three files, for the Changes view.
+  const changesId = randomUUID();
+  await writeFile(
+    path.join(path.dirname(file), `${changesId}.jsonl`),
+    generateClaudeCodeTranscript({
+      seed: 2020,
+      sessionId: changesId,
+      cwd: CWD,
+      model: 'claude-sonnet-4-5-20250929',
+      startedAt: new Date(Date.now() - 50 * 60_000).toISOString(),
+      turns: 2,
+      editsThreeFiles: true,
+    }).main,
+  );
   // The session has been going for a while; the rest arrives line by line.
   let next = Math.min(lines.length, 12);
   await writeFile(file, lines.slice(0, next).join(''));

@@ -110,6 +110,18 @@ export class TranscriptStore {
     this.options = options;
   }
 
+  /**
+   * The Claude Code session whose first turn changes three files (the Changes view's demo):
+   * the first in the dataset with a whole, downloadable, ordinary transcript.
+   */
+  get editsThreeFilesSessionId(): string | undefined {
+    for (const [id, plan] of this.dataset.closedloop.transcripts) {
+      if (plan.format !== 'claude-code' || plan.large || plan.quirks) continue;
+      if (plan.main === 'available' && plan.turns >= 2) return id;
+    }
+    return undefined;
+  }
+
   /** The session's archived files (main first), generating them on first use. */
   files(session: ClosedloopSession): Promise<ArchivedFile[]> {
     const cached = this.cache.get(session.id);
@@ -251,6 +263,7 @@ export class TranscriptStore {
       compaction: plan.compaction,
       gitBranch: session.gitBranch,
       quirks: plan.quirks,
+      editsThreeFiles: session.id === this.editsThreeFilesSessionId,
     });
     const files = [
       this.describe(session, 'main', plan.main, this.served(session, 'main', generated.main)),

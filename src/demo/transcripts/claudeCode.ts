@@ -78,6 +78,12 @@ export interface ClaudeCodeTranscriptOptions {
    * first line of a response to one extra, unfinished prompt).
    */
   quirks?: boolean;
+  /**
+   * The first turn changes three files (default false): it Writes a new regression test,
+   * Edits the source file it Read whole first, and MultiEdits a third file it read only in
+   * part (so that file's text before the session is unknown). For the Changes view's demo.
+   */
+  editsThreeFiles?: boolean;
 }
 
 export interface GeneratedSubagentTranscript {
@@ -192,6 +198,7 @@ interface Normalized {
   version: string;
   gitBranch: string;
   quirks: boolean;
+  editsThreeFiles: boolean;
 }
 
 /**
@@ -236,6 +243,7 @@ export class ClaudeSession {
       version: opts.version ?? '2.1.40',
       gitBranch: opts.gitBranch ?? 'main',
       quirks: opts.quirks ?? false,
+      editsThreeFiles: opts.editsThreeFiles ?? false,
     };
     this.keepSubagents = keepSubagents;
     this.rng = new SeededRandom(opts.seed);
@@ -605,6 +613,62 @@ export class ClaudeSession {
     };
   }
 
+  /**
+   * A partial Read of a third file, then a MultiEdit of two lines in it: a doc comment on
+   * the first line and a change to the last one (lines that occur once in the file).
+   */
+  private thirdFileSteps(s: Scenario): Step[] {
+    const p = this.project;
+    const rel = [...p.files.keys()].find(
+      (f) =>
+        f !== s.file &&
+        f !== s.testFile &&
+        f !== this.currentTestFile &&
+        uniqueEnds(fileContent(p, f)),
+    );
+    if (!rel) return [];
+    const text = fileContent(p, rel);
+    const [first, last] = uniqueEnds(text)!;
+    const comment = p.lang === 'ts' ? '//' : '#';
+    const edits = [
+      {
+        old_string: first,
+        new_string: `${comment} See ${s.file}: ${s.symbol} changed in this session.\n${first}`,
+      },
+      { old_string: last, new_string: `${last} ${comment} reviewed with the ${s.symbol} fix` },
+    ];
+    const after = edits.reduce((t, e) => t.replace(e.old_string, e.new_string), text);
+    const lines = linesOf(text).length;
+    return [
+      {
+        text: `The fix touches a helper in \`${rel}\` too; I'll note that there.`,
+        calls: [this.read(rel, 1, Math.min(12, Math.max(1, lines - 1)))],
+      },
+      {
+        calls: [
+          {
+            name: 'MultiEdit',
+            input: { file_path: this.abs(rel), edits },
+            edits: rel,
+            run: () => ({
+              content: `Applied ${edits.length} edits to ${this.abs(rel)}:\n${edits.map((e, i) => `${i + 1}. Replaced "${e.old_string.slice(0, 40)}" with "${e.new_string.slice(0, 40)}"`).join('\n')}`,
+              isError: false,
+              toolUseResult: {
+                filePath: this.abs(rel),
+                edits,
+                originalFileContents: text,
+                structuredPatch: [],
+                userModified: false,
+                newFileContents: after,
+              },
+              durationMs: this.rng.int(10, 90),
+            }),
+          },
+        ],
+      },
+    ];
+  }
+
   private write(rel: string, content: string): Call {
     return {
       name: 'Write',
@@ -910,7 +974,9 @@ export class ClaudeSession {
     const p = this.project;
     const s = (this.current = this.nextScenario());
     const original = fileContent(p, s.file);
-    const writeNew = rng.bool(0.3);
+    const showcase = this.o.editsThreeFiles && this.turnIndex === 1; // the first turn (counted already)
+    // The draw happens either way, so the option changes nothing else in the session.
+    const writeNew = rng.bool(0.3) || showcase;
     let testFile = s.testFile;
     let testContent = patchedTest(p, s);
     let testCall: Call;
@@ -1032,6 +1098,7 @@ export class ClaudeSession {
         calls: [this.edit(s.file, original, s.fix.old, s.fix.new)],
       });
     }
+    if (showcase) steps.push(...this.thirdFileSteps(s));
     steps.push({
       text: this.t(TEXT_RUN_PASS),
       calls: [
@@ -1457,4 +1524,14 @@ export function generateClaudeCodeTranscript(
   if (compactAt === turns) session.compact();
   if (session.o.quirks) session.truncatedTail();
   return { main: session.main.lines.join(''), subagents: session.subagents };
+}
+
+/** The first and last non-empty lines of a text, when each occurs once in it. */
+function uniqueEnds(text: string): [string, string] | undefined {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  if (lines.length < 4) return undefined;
+  const first = lines[0]!;
+  const last = lines.at(-1)!;
+  const once = (l: string) => text.indexOf(l) === text.lastIndexOf(l);
+  return first !== last && once(first) && once(last) ? [first, last] : undefined;
 }

@@ -586,3 +586,40 @@ describe('session changes on generated sessions', () => {
     assert.deepEqual([files[0]!.added, files[0]!.removed], [2, 0]);
   });
 });
+
+describe('the demo session that edits three files', () => {
+  it('writes a new file, edits one it read whole, multi-edits one it read in part', async () => {
+    const cwd = '/home/dev/orbit-api';
+    const { generateClaudeCodeTranscript } = await import('../../../src/demo/transcripts/index.ts');
+    const generated = generateClaudeCodeTranscript({
+      seed: 2020,
+      sessionId: 'demo',
+      cwd,
+      model: 'claude-sonnet-4-5-20250929',
+      startedAt: '2026-06-01T10:00:00.000Z',
+      turns: 2,
+      editsThreeFiles: true,
+    });
+    const doc = await openDoc(tempFile(generated.main));
+    const { files } = sessionChanges({ main: { entries: await collectChangeEntries(doc) }, cwd });
+    const firstThree = files.slice(0, 3);
+    assert.deepEqual(
+      firstThree.map((f) => [
+        f.kind,
+        f.calls.find((c) => !c.failed)!.tool,
+        f.beforeFrom ?? f.unknownReason,
+      ]),
+      [
+        ['created', 'Write', 'created'],
+        ['edited', 'Edit', 'read'],
+        ['edited', 'MultiEdit', 'not-read'],
+      ],
+    );
+    const [created, edited, multi] = firstThree as [ChangedFile, ChangedFile, ChangedFile];
+    assert.equal(created.before, null);
+    assert.ok(created.after && created.added > 0);
+    assert.ok(edited.before && edited.after && edited.before !== edited.after);
+    assert.equal(multi.fragments.length, 2);
+    for (const f of firstThree) assert.ok(f.path.startsWith(`${cwd}/`));
+  });
+});
