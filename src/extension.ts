@@ -129,6 +129,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     adapters: () => loadSourceAdapters(context.extensionPath),
     storageDir: context.globalStorageUri.fsPath,
     log,
+    isArchived: (session) => tree.isArchived(session),
   });
   // Commands and views sit below the webview host: they get its opener, not the host.
   const openPanel = (session: SessionSummary) => panels.open(session);

@@ -85,6 +85,10 @@ export interface SessionActions {
   interrupt: boolean;
   /** Resume in Terminal (local Claude Code and Codex sessions). */
   resume?: boolean;
+  /** The user archived the session (Unarchive instead of Archive). */
+  archived?: boolean;
+  /** The backend gave the session a web address (Copy Link). */
+  link?: boolean;
 }
 
 export interface SessionView {
@@ -169,6 +173,10 @@ export const WEBVIEW_MESSAGES = {
   cancel: {},
   interrupt: {},
   resume: {},
+  /** The header's Export / Copy / Archive buttons: the tree's commands, on this session. */
+  sessionCommand: {
+    command: oneOf('export', 'copyId', 'copyResume', 'copyLink', 'archive', 'unarchive'),
+  },
   openManualTask: { id: str },
   finishManualTask: { id: str, finish: oneOf('success', 'failure') },
   selectFile: { fileKey: str },

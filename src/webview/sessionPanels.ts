@@ -8,6 +8,8 @@ import { sourceOperation } from '../sources/sessionSource.ts';
 import { finishManualTask } from '../commands/manualTaskCommands.ts';
 import { RESUME_COMMAND } from '../commands/resumeCommands.ts';
 import { isResumable } from '../domain/resume.ts';
+import { sessionLink } from '../domain/sessionLink.ts';
+import { EXPORT_COMMAND } from '../commands/exportCommands.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import type { PanelDeps } from './session/panelDeps.ts';
 import { SessionPanelData } from './session/sessionPanelData.ts';
@@ -16,6 +18,16 @@ import { WebviewHost } from './webviewHost.ts';
 import { SESSION_PAGE } from './webviewHtml.ts';
 
 export const SESSION_PANEL_TYPE = 'sessionInspector.session';
+
+/** The commands behind the header's Export, Copy and Archive buttons. */
+const SESSION_COMMANDS = {
+  export: EXPORT_COMMAND,
+  copyId: 'sessionInspector.copySessionId',
+  copyResume: 'sessionInspector.copyResumeCommand',
+  copyLink: 'sessionInspector.copyLink',
+  archive: 'sessionInspector.archiveSession',
+  unarchive: 'sessionInspector.unarchiveSession',
+} as const;
 
 const keyOf = (state: PanelState) => `${state.connectionId}/${state.sessionId}`;
 
@@ -106,6 +118,8 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
           Boolean(connection?.capabilities?.complete) && session.status.status !== 'finished',
         interrupt: Boolean(connection?.capabilities?.interrupt) && session.status.raw === 'running',
         resume: Boolean(connection?.capabilities?.resume) && isResumable(session),
+        archived: this.deps.isArchived?.(session) ?? false,
+        link: sessionLink(session) !== undefined,
       },
     };
   }
@@ -160,6 +174,11 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
         cancel: command('sessionInspector.cancelSession'),
         interrupt: command('sessionInspector.interruptSession'),
         resume: command(RESUME_COMMAND),
+        sessionCommand: async (m) => {
+          await vscode.commands.executeCommand(SESSION_COMMANDS[m.command], await node());
+          // Archive state is not the store's: the header follows it here.
+          if (m.command === 'archive' || m.command === 'unarchive') await send();
+        },
         openManualTask: async (m) => {
           const source = manualTasks();
           if (!source) return;

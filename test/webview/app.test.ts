@@ -72,6 +72,45 @@ test('a resumable local session has a Resume in Terminal button that asks the ho
   );
 });
 
+test('the header exports, copies and archives through the host; Unarchive and Copy Link follow the session', async () => {
+  await h.load();
+  await h.page.locator('main').evaluate((main) => main.remove());
+  await h.probe.send(session);
+  const button = (text: string) =>
+    h.page.locator('session-details .actions vscode-button', {
+      hasText: new RegExp(`^\\s*${text}\\s*$`),
+    });
+  await button('Export…').waitFor();
+  await h.probe.clearPosted();
+  for (const text of ['Export…', 'Copy ID', 'Archive']) await button(text).click();
+  assert.deepEqual(await h.probe.posted(), [
+    { type: 'sessionCommand', command: 'export' },
+    { type: 'sessionCommand', command: 'copyId' },
+    { type: 'sessionCommand', command: 'archive' },
+  ]);
+  assert.equal(await button('Copy Link').count(), 0, 'no web address: no Copy Link');
+  assert.equal(await button('Copy Resume Command').count(), 0, 'not resumable');
+  // Archived, with a link, resumable: Unarchive, Copy Link and Copy Resume Command.
+  const archived = structuredClone(session) as Extract<HostMessage, { type: 'session' }>;
+  archived.view.actions = {
+    complete: false,
+    interrupt: false,
+    resume: true,
+    archived: true,
+    link: true,
+  };
+  await h.probe.send(archived);
+  await button('Unarchive').waitFor();
+  assert.equal(await button('Archive').count(), 0);
+  await h.probe.clearPosted();
+  for (const text of ['Copy Link', 'Copy Resume Command', 'Unarchive']) await button(text).click();
+  assert.deepEqual(await h.probe.posted(), [
+    { type: 'sessionCommand', command: 'copyLink' },
+    { type: 'sessionCommand', command: 'copyResume' },
+    { type: 'sessionCommand', command: 'unarchive' },
+  ]);
+});
+
 test("the host's init sets the language: translated strings, dates and numbers through Intl", async () => {
   await h.load();
   await h.page.locator('main').evaluate((main) => main.remove());

@@ -8,6 +8,7 @@ import type {
   TranscriptFileView,
   TranscriptStatus,
   UsageView,
+  WebviewMessage,
 } from '../../src/shared/protocol.ts';
 import * as l10n from '@vscode/l10n';
 import {
@@ -18,6 +19,9 @@ import {
   formatRelative,
 } from './shared/l10n.ts';
 import { host } from './vscodeApi.ts';
+
+/** The header's Export, Copy and Archive buttons. */
+type SessionCommand = Extract<WebviewMessage, { type: 'sessionCommand' }>['command'];
 
 /**
  * The session panel. Every value from a backend is untrusted and rendered through
@@ -247,7 +251,7 @@ export class SessionDetails extends LitElement {
     `;
   }
   private renderActions(actions: SessionView['actions']) {
-    if (!actions.complete && !actions.interrupt && !actions.resume) return nothing;
+    const run = (command: SessionCommand) => host.post({ type: 'sessionCommand', command });
     return html`<div class="actions" role="toolbar" aria-label=${l10n.t('Session actions')}>
       ${
         actions.complete
@@ -272,6 +276,35 @@ export class SessionDetails extends LitElement {
               >${l10n.t('Resume in Terminal')}</vscode-button
             >`
           : nothing
+      }
+      <vscode-button secondary icon="export" @click=${() => run('export')}
+        >${l10n.t('Export…')}</vscode-button
+      >
+      <vscode-button secondary icon="copy" @click=${() => run('copyId')}
+        >${l10n.t('Copy ID')}</vscode-button
+      >
+      ${
+        actions.resume
+          ? html`<vscode-button secondary @click=${() => run('copyResume')}
+              >${l10n.t('Copy Resume Command')}</vscode-button
+            >`
+          : nothing
+      }
+      ${
+        actions.link
+          ? html`<vscode-button secondary @click=${() => run('copyLink')}
+              >${l10n.t('Copy Link')}</vscode-button
+            >`
+          : nothing
+      }
+      ${
+        actions.archived
+          ? html`<vscode-button secondary icon="discard" @click=${() => run('unarchive')}
+              >${l10n.t('Unarchive')}</vscode-button
+            >`
+          : html`<vscode-button secondary icon="archive" @click=${() => run('archive')}
+              >${l10n.t('Archive')}</vscode-button
+            >`
       }
     </div>`;
   }

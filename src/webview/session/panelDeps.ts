@@ -11,6 +11,8 @@ export interface PanelDeps {
   store: SessionStore;
   storageDir: string;
   log: Logger;
+  /** Whether the user archived the session (the header offers Unarchive then). */
+  isArchived?: (session: SessionSummary) => boolean;
 }
 
 /** One session panel's end of the host: where its tabs post, and the session they show. */
