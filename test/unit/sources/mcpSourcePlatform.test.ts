@@ -78,6 +78,8 @@ describe('McpSource on a platform endpoint', () => {
       usage: true,
       manualTasks: true,
       complete: false,
+      interrupt: false,
+      resume: false,
     });
     await s.dispose();
   });
