@@ -3,7 +3,8 @@
  * also writes them as JSON; `-- tree transcript` runs only those groups. Groups:
  * bundles, activation (in a real VS Code extension host), tree (10k sessions),
  * transcript (200 MB JSONL index vs a JSON.parse baseline), local (200 MB scan), ccusage
- * (the same corpus through `ccusage daily --json --offline` and our usage-report.ts).
+ * (the same corpus through `ccusage daily --json --offline` and our usage-report.ts), search
+ * (a 2 GB corpus: a literal and a regex, ours next to plain ripgrep on the same files).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { benchTree } from './bench/tree.ts';
 import { benchTranscript } from './bench/transcript.ts';
 import { benchLocal } from './bench/local.ts';
 import { benchCcusage } from './bench/ccusage.ts';
+import { benchSearch } from './bench/search.ts';
 
 interface Row {
   name: string;
@@ -115,6 +117,10 @@ await group('local', async () => {
   // The cold scan uses the bundled scan worker, as the extension does.
   run(process.execPath, ['esbuild.mjs', '--production']);
   for (const row of await benchLocal()) add(row.name, row.value, row.unit);
+});
+
+await group('search', async () => {
+  for (const row of await benchSearch()) add(row.name, row.value, row.unit);
 });
 
 await group('ccusage', async () => {

@@ -55,8 +55,9 @@ export function findRipgrep(appRoot: string): string | undefined {
   return undefined;
 }
 
-/** Longest command line per ripgrep run (Windows allows 32,767 characters). */
-const MAX_ARGS_CHARS = process.platform === 'win32' ? 30_000 : 200_000;
+/** Longest command line per ripgrep run (Windows allows 32,767 characters, macOS 1 MB with the environment). */
+const MAX_ARGS_CHARS =
+  process.platform === 'win32' ? 30_000 : process.platform === 'darwin' ? 200_000 : 1_000_000;
 
 export function ripgrepArgs(pattern: EnginePattern): string[] {
   return [

@@ -9,7 +9,8 @@
  * Only the first `maxPerSession` results of a session are read back and shown; further
  * raw matches are counted. The whole search stops at `maxResults` shown results.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   classifyMatch,
   kindPasses,
@@ -101,7 +102,11 @@ export interface SearchOptions {
 
 /** Lines longer than this are not parsed: the match is shown from a window around it. */
 const MAX_LINE_BYTES = 32 << 20;
-const WINDOW_BYTES = 64 << 10;
+const WINDOW_BYTES = 16 << 10;
+/** A block read for a line starts this far before the match (the line's start is usually in it). */
+const BLOCK_BEFORE = 2048;
+/** The result loop yields to the event loop this often (ms). */
+const SLICE_MS = 8;
 
 export async function searchSessions(options: SearchOptions): Promise<SearchSummary> {
   const started = performance.now();
@@ -153,14 +158,26 @@ export async function searchSessions(options: SearchOptions): Promise<SearchSumm
   };
 
   const consume = async () => {
-    for (;;) {
-      const match = queue.shift();
+    let slice = performance.now();
+    for (let head = 0; ;) {
+      // Reads are synchronous (page-cache reads of one line take microseconds, an async
+      // round trip per line costs far more): the loop yields every few milliseconds so the
+      // engine's output and the UI keep flowing.
+      if (performance.now() - slice > SLICE_MS) {
+        await nextTurn();
+        slice = performance.now();
+      }
+      const match = queue[head];
       if (!match) {
+        queue.length = 0;
+        head = 0;
         if (engineDone) return;
         await new Promise<void>((resolve) => (wake = resolve));
         wake = undefined;
+        slice = performance.now();
         continue;
       }
+      queue[head++] = undefined!;
       if (stopEngine) continue;
       const target = byPath.get(match.path);
       if (!target) continue;
@@ -169,7 +186,7 @@ export async function searchSessions(options: SearchOptions): Promise<SearchSumm
         state.more++;
         continue;
       }
-      const hit = await readHit(reader, target, match, options.filters);
+      const hit = readHit(reader, target, match, options.filters);
       if (!hit) {
         summary.hidden++;
         continue;
@@ -213,7 +230,7 @@ export async function searchSessions(options: SearchOptions): Promise<SearchSumm
   try {
     await Promise.all([engine(), consume()]);
   } finally {
-    await reader.close();
+    reader.close();
   }
   summary.cancelled = options.signal?.aborted ?? false;
   options.onProgress?.({
@@ -243,16 +260,16 @@ function anySignal(outer: AbortSignal | undefined, stop: () => boolean) {
 }
 
 /** A raw match as a result, or undefined when it is filtered out or in metadata only. */
-async function readHit(
+function readHit(
   reader: LineReader,
   target: SearchTarget,
   match: RawMatch | ScannedMatch,
   filters: SearchFilters,
-): Promise<SearchHit | undefined> {
+): SearchHit | undefined {
   const line =
     'lineBytes' in match
       ? { bytes: match.lineBytes, start: match.offset - match.lineOffset, whole: true }
-      : await reader.line(match.path, match.line, match.offset);
+      : reader.line(match.path, match.line, match.offset);
   if (!line) return undefined;
   const s = match.offset - line.start;
   const e = s + match.length;
@@ -319,16 +336,23 @@ interface ReadLine {
 /** Reads lines back by a match's offset, one open file at a time, the last line cached. */
 class LineReader {
   private path: string | undefined;
-  private handle: FileHandle | undefined;
+  private fd: number | undefined;
   private last: { path: string; line: number; read: ReadLine } | undefined;
+  /** The last block read: matches come in file order, so the next lines are often in it. */
+  private block: { start: number; bytes: Buffer } | undefined;
   private lastRecord:
     { key: string; line: number; record: NormalizedRecord | undefined } | undefined;
 
-  async line(path: string, line: number, offset: number): Promise<ReadLine | undefined> {
+  line(path: string, line: number, offset: number): ReadLine | undefined {
     if (this.last && this.last.path === path && this.last.line === line) return this.last.read;
-    const handle = await this.open(path);
-    if (!handle) return undefined;
-    const read = await readLineAround(handle, offset);
+    const fd = this.open(path);
+    if (fd === undefined) return undefined;
+    let read: ReadLine | undefined;
+    try {
+      read = this.fromBlock(fd, offset) ?? readLineAround(fd, offset);
+    } catch {
+      return undefined; // shrank or vanished since the engine read it
+    }
     this.last = { path, line, read };
     return read;
   }
@@ -344,26 +368,53 @@ class LineReader {
     return record;
   }
 
-  async close(): Promise<void> {
-    await this.handle?.close().catch(() => undefined);
-    this.handle = undefined;
+  /** The line from the cached block (reading a new block when needed), if it lies within. */
+  private fromBlock(fd: number, offset: number): ReadLine | undefined {
+    let block = this.block;
+    if (!block || offset < block.start || offset >= block.start + block.bytes.length) {
+      const start = Math.max(0, offset - BLOCK_BEFORE);
+      block = { start, bytes: readAt(fd, start, WINDOW_BYTES) };
+      this.block = block;
+    }
+    const at = offset - block.start;
+    const back = at === 0 ? -1 : block.bytes.lastIndexOf(0x0a, at - 1);
+    if (back < 0 && block.start > 0) return undefined;
+    const end = block.bytes.indexOf(0x0a, at);
+    if (end < 0 && block.start + block.bytes.length < this.size(fd)) return undefined;
+    const from = back + 1;
+    const to = end < 0 ? block.bytes.length : end;
+    return { bytes: block.bytes.subarray(from, to), start: block.start + from, whole: true };
+  }
+
+  private size(fd: number): number {
+    return fstatSync(fd).size;
+  }
+
+  close(): void {
+    this.block = undefined;
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
     this.path = undefined;
   }
 
-  private async open(path: string): Promise<FileHandle | undefined> {
-    if (this.path === path) return this.handle;
-    await this.close();
-    this.handle = await open(path, 'r').catch(() => undefined);
+  private open(path: string): number | undefined {
+    if (this.path === path) return this.fd;
+    this.close();
+    try {
+      this.fd = openSync(path, 'r');
+    } catch {
+      this.fd = undefined;
+    }
     this.path = path;
-    return this.handle;
+    return this.fd;
   }
 }
 
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+function readAt(fd: number, position: number, length: number): Buffer {
   const buf = Buffer.allocUnsafe(length);
   let done = 0;
   while (done < length) {
-    const { bytesRead } = await handle.read(buf, done, length - done, position + done);
+    const bytesRead = readSync(fd, buf, done, length - done, position + done);
     if (bytesRead === 0) break;
     done += bytesRead;
   }
@@ -371,32 +422,30 @@ async function readAt(handle: FileHandle, position: number, length: number): Pro
 }
 
 /** The line holding byte `offset`: back to the previous '\n', forward to the next. */
-export async function readLineAround(handle: FileHandle, offset: number): Promise<ReadLine> {
+export function readLineAround(fd: number, offset: number): ReadLine {
   let start = 0;
   for (let pos = offset; pos > 0;) {
     const from = Math.max(0, pos - WINDOW_BYTES);
-    const block = await readAt(handle, from, pos - from);
+    const block = readAt(fd, from, pos - from);
     const nl = block.lastIndexOf(0x0a);
     if (nl >= 0) {
       start = from + nl + 1;
       break;
     }
-    if (offset - from > MAX_LINE_BYTES) {
-      return window(handle, offset);
-    }
+    if (offset - from > MAX_LINE_BYTES) return window(fd, offset);
     pos = from;
   }
   const parts: Buffer[] = [];
   let length = 0;
   for (let pos = start; ;) {
-    const block = await readAt(handle, pos, WINDOW_BYTES);
+    const block = readAt(fd, pos, WINDOW_BYTES);
     if (block.length === 0) break;
     const nl = block.indexOf(0x0a);
     const part = nl >= 0 ? block.subarray(0, nl) : block;
     parts.push(part);
     length += part.length;
     if (nl >= 0) break;
-    if (length > MAX_LINE_BYTES) return window(handle, offset);
+    if (length > MAX_LINE_BYTES) return window(fd, offset);
     pos += block.length;
   }
   return {
@@ -406,7 +455,7 @@ export async function readLineAround(handle: FileHandle, offset: number): Promis
   };
 }
 
-async function window(handle: FileHandle, offset: number): Promise<ReadLine> {
+function window(fd: number, offset: number): ReadLine {
   const start = Math.max(0, offset - 512);
-  return { bytes: await readAt(handle, start, 2048), start, whole: false };
+  return { bytes: readAt(fd, start, 2048), start, whole: false };
 }
