@@ -9,8 +9,11 @@ import type { SessionSummary } from './sessionSummary.ts';
 import type { SearchResult, TextPart, TranscriptEntry } from './transcriptEntries.ts';
 import type { MessageOf, MessageSchema } from './messageSchema.ts';
 import { bool, int, messageGuard, oneOf, optional, str } from './messageSchema.ts';
+import type { ChangesView } from './changesView.ts';
 
 export type { SearchResult, TextPart, TranscriptEntry };
+export type { ChangeRowView } from './changesView.ts';
+export type { ChangesView };
 
 /** Which transcript file the panel shows: 'main' or 'subagent:<id>'. */
 export interface TranscriptFileView {
@@ -159,7 +162,9 @@ export type HostMessage =
   | { type: 'comments'; view: CommentsView }
   | { type: 'usage'; view: UsageView }
   /** Scroll the transcript to an entry (a comment's anchor), highlighting this text. */
-  | { type: 'reveal'; index: number; highlight?: string };
+  | { type: 'reveal'; index: number; highlight?: string }
+  /** The Changes tab: the files the session changed (src/domain/changes). */
+  | { type: 'changes'; view: ChangesView };
 
 /**
  * Webview → host, written once: each message's fields as run-time checks (messageSchema.ts).
@@ -194,6 +199,11 @@ export const WEBVIEW_MESSAGES = {
   openRaw: {},
   loadComments: { filter: oneOf(...COMMENT_FILTERS), more: bool },
   revealComment: { threadId: str },
+  /** The Changes tab: its list, one file's diff, all of them, the workspace comparison. */
+  loadChanges: {},
+  openChange: { index: int },
+  openAllChanges: {},
+  compareWithWorkspace: { index: optional(int) },
 } as const satisfies MessageSchema;
 
 /** Webview → host: one member per entry of WEBVIEW_MESSAGES. */

@@ -7,4 +7,5 @@ import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
 import './transcript/transcriptView.ts';
 import './comments/commentsView.ts';
 import './usage/usageView.ts';
+import './changes/changesView.ts';
 import './sessionDetails.ts';

@@ -1,6 +1,7 @@
 import { LitElement, css, html, nothing } from 'lit';
 import type { PendingTask } from '../../src/shared/sessionSummary.ts';
 import type {
+  ChangesView,
   CommentsView,
   HostMessage,
   ManualTaskView,
@@ -35,6 +36,7 @@ export class SessionDetails extends LitElement {
     transcript: { state: true },
     comments: { state: true },
     usage: { state: true },
+    changes: { state: true },
     tab: { state: true },
   };
 
@@ -42,7 +44,8 @@ export class SessionDetails extends LitElement {
     { status: TranscriptStatus; files: TranscriptFileView[]; fileKey: string } | undefined;
   declare comments: CommentsView | undefined;
   declare usage: UsageView | undefined;
-  /** Selected tab: 0 details, 1 transcript, 2 comments, 3 usage. */
+  declare changes: ChangesView | undefined;
+  /** Selected tab: 0 details, 1 transcript, 2 comments, 3 usage, 4 changes. */
   declare tab: number;
 
   declare view: SessionView | undefined;
@@ -156,6 +159,8 @@ export class SessionDetails extends LitElement {
         this.comments = message.view;
       } else if (message.type === 'usage') {
         this.usage = message.view;
+      } else if (message.type === 'changes') {
+        this.changes = message.view;
       } else if (message.type === 'reveal') {
         this.tab = 1; // a comment's anchor: show the transcript (it scrolls itself)
       }
@@ -215,7 +220,7 @@ export class SessionDetails extends LitElement {
       ${this.renderActions(actions)}
       <vscode-tabs
         .selectedIndex=${this.tab}
-        @vsc-tabs-select=${(e: CustomEvent<{ selectedIndex: number }>) => (this.tab = e.detail.selectedIndex)}
+        @vsc-tabs-select=${(e: CustomEvent<{ selectedIndex: number }>) => this.selectTab(e.detail.selectedIndex)}
       >
         <vscode-tab-header slot="header">${l10n.t('Details')}</vscode-tab-header>
         <vscode-tab-panel>
@@ -247,9 +252,26 @@ export class SessionDetails extends LitElement {
         <vscode-tab-panel><comments-view .view=${this.comments}></comments-view></vscode-tab-panel>
         <vscode-tab-header slot="header">${l10n.t('Usage')}</vscode-tab-header>
         <vscode-tab-panel><usage-view .view=${this.usage}></usage-view></vscode-tab-panel>
+        <vscode-tab-header slot="header"
+          >${
+            this.changes?.state === 'ready'
+              ? l10n.t('Changes ({0})', formatNumber(this.changes.files.length))
+              : l10n.t('Changes')
+          }</vscode-tab-header
+        >
+        <vscode-tab-panel><changes-view .view=${this.changes}></changes-view></vscode-tab-panel>
       </vscode-tabs>
     `;
   }
+  /** The Changes tab reads every transcript of the session: only once it is shown. */
+  private selectTab(index: number): void {
+    this.tab = index;
+    if (index === 4 && this.changes === undefined) {
+      this.changes = { state: 'loading', files: [], failedCalls: 0, missingSubagents: 0 };
+      host.post({ type: 'loadChanges' });
+    }
+  }
+
   private renderActions(actions: SessionView['actions']) {
     const run = (command: SessionCommand) => host.post({ type: 'sessionCommand', command });
     return html`<div class="actions" role="toolbar" aria-label=${l10n.t('Session actions')}>

@@ -1,5 +1,6 @@
 import type { SessionSummary } from '../../domain/session.ts';
 import type { HostMessage } from '../../shared/protocol.ts';
+import { ChangesTab } from './changesTab.ts';
 import { CommentsTab } from './commentsTab.ts';
 import { openRawTranscript, openWorkspaceFile } from './fileOpening.ts';
 import type { PanelContext, PanelDeps, SessionHandlers } from './panelDeps.ts';
@@ -16,6 +17,7 @@ export class SessionPanelData {
   private readonly transcript: TranscriptTab;
   private readonly comments: CommentsTab;
   private readonly usage: UsageTab;
+  private readonly changes: ChangesTab;
 
   constructor(deps: PanelDeps & { post(message: HostMessage): void }) {
     const ctx: PanelContext = { ...deps, session: () => this.started() };
@@ -30,9 +32,11 @@ export class SessionPanelData {
       },
     });
     this.comments = new CommentsTab(ctx, this.transcript);
+    this.changes = new ChangesTab(ctx);
     this.handlers = {
       ...this.transcript.handlers,
       ...this.comments.handlers,
+      ...this.changes.handlers,
       openFile: (m) => openWorkspaceFile(m.path, m.line),
       openRaw: () => openRawTranscript(this.transcript.path()),
     };
@@ -41,7 +45,11 @@ export class SessionPanelData {
   /** The handlers of the tabs' messages (the panel adds its own). */
   readonly handlers: Pick<
     SessionHandlers,
-    keyof TranscriptTab['handlers'] | keyof CommentsTab['handlers'] | 'openFile' | 'openRaw'
+    | keyof TranscriptTab['handlers']
+    | keyof CommentsTab['handlers']
+    | keyof ChangesTab['handlers']
+    | 'openFile'
+    | 'openRaw'
   >;
 
   /** Called on `ready` (also after a webview reload): everything from the start. */

@@ -106,6 +106,10 @@ describe('session panel protocol', () => {
       openRaw: {},
       loadComments: { filter: 'OPEN', more: false },
       revealComment: { threadId: 'th1' },
+      loadChanges: {},
+      openChange: { index: 0 },
+      openAllChanges: {},
+      compareWithWorkspace: {},
     };
     for (const [type, fields] of Object.entries(samples)) {
       assert.equal(isWebviewMessage({ type, ...fields }), true, type);
