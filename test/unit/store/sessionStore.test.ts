@@ -419,6 +419,32 @@ describe('SessionStore', () => {
     assert.deepEqual(ids(store.waiting()).sort(), ['wa', 'wb']);
   });
 
+  it('archived sessions are not counted as waiting, nor announced, and the count says how many it left out', async () => {
+    const a = new FakeSource(config('a'), [session('wa', 'waiting'), session('wx', 'waiting')]);
+    const b = new FakeSource(config('b'), [], {
+      sessions: [session('wb', 'waiting')],
+      complete: true,
+    });
+    const { store } = setup([a, b]);
+    const archived = new Set(['wx', 'wb']);
+    store.setNotCounted((s) => archived.has(s.id));
+    const fired: string[][] = [];
+    store.onDidStartWaiting((list) => fired.push(ids(list)));
+    await Promise.all([store.refresh('a'), store.refresh('b')]);
+    assert.deepEqual(ids(store.waiting()), ['wa']);
+    assert.equal(store.waitingNotCounted(), 2);
+    // The tree still gets every waiting session (it hides archived ones itself).
+    assert.deepEqual(ids(store.groups('a').get('waiting') ?? []), ['wa', 'wx']);
+    // An archived session that starts waiting again is not news; another one is.
+    a.sessions = [session('wa', 'waiting'), session('wx', 'active'), session('wy', 'active')];
+    await store.refresh('a');
+    a.sessions = [session('wa', 'waiting'), session('wx', 'waiting'), session('wy', 'waiting')];
+    await store.refresh('a');
+    assert.deepEqual(fired, [['wy']]);
+    archived.delete('wx');
+    assert.deepEqual(ids(store.waiting()).sort(), ['wa', 'wx', 'wy']);
+  });
+
   describe('waitingIncomplete', () => {
     it('is false when every connection loaded and could tell', async () => {
       const a = new FakeSource(config('a'), [session('w', 'waiting')]);
