@@ -10,6 +10,8 @@
 import * as vscode from 'vscode';
 import type { WebviewL10n } from '../shared/protocol.ts';
 import type { Logger } from '../util/logger.ts';
+import type { MessageHandlers } from './messageDispatch.ts';
+import { messageDispatcher } from './messageDispatch.ts';
 import type { WebviewPage } from './webviewHtml.ts';
 import { panelIcon, webviewHtml, webviewL10n, webviewPanelOptions } from './webviewHtml.ts';
 
@@ -17,13 +19,7 @@ interface Message {
   type: string;
 }
 
-/**
- * A handler for every message of a protocol but `ready` (the host answers that one). The
- * compiler asks for a handler when a message is added to the protocol's list.
- */
-export type MessageHandlers<In extends Message> = {
-  [K in Exclude<In['type'], 'ready'>]: (message: Extract<In, { type: K }>) => unknown;
-};
+export type { MessageHandlers };
 
 /** One open tab, as its panel's code sees it. */
 export interface HostedPanel<Out extends Message> {
@@ -178,22 +174,21 @@ export class WebviewHost<In extends Message, Out extends Message, State>
     };
     const behaviour = this.options.create(hosted, state);
     this.tabs.set(key, { panel, behaviour, posted });
-    const fail = (what: string) => (error: unknown) =>
-      log.warn(`${viewType} ${what}: ${error instanceof Error ? error.message : String(error)}`);
+    const dispatch = messageDispatcher<In>({
+      isMessage: this.options.isMessage,
+      ready: () => {
+        ready = true;
+        hosted.post(this.options.init(webviewL10n()));
+        return behaviour.ready();
+      },
+      handlers: behaviour.handlers,
+      failed: (type, error) =>
+        log.warn(`${viewType} ${type}: ${error instanceof Error ? error.message : String(error)}`),
+    });
 
     subscriptions.push(
       panel.webview.onDidReceiveMessage((message: unknown) => {
-        if (closed || !this.options.isMessage(message)) return;
-        if (message.type === 'ready') {
-          ready = true;
-          hosted.post(this.options.init(webviewL10n()));
-          void run(() => behaviour.ready()).catch(fail('ready'));
-          return;
-        }
-        const handler = behaviour.handlers[message.type as Exclude<In['type'], 'ready'>] as (
-          message: In,
-        ) => unknown;
-        void run(() => handler(message)).catch(fail(message.type));
+        if (!closed) void dispatch(message);
       }),
       panel.onDidDispose(() => {
         closed = true;
@@ -206,9 +201,4 @@ export class WebviewHost<In extends Message, Out extends Message, State>
       }),
     );
   }
-}
-
-/** Runs a handler, turning a synchronous throw into a rejection. */
-async function run(handler: () => unknown): Promise<unknown> {
-  return handler();
 }
