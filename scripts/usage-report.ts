@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LocalIndex } from '../src/sources/local/localIndex.ts';
-import { useScanProcessFlags } from '../src/sources/local/parallelScan.ts';
+import { useScanProcessFlags } from '../src/sources/local/engine/v8Flags.ts';
 import {
   localDay,
   scanUsage,
@@ -62,7 +62,7 @@ if (helpers !== 'threads' && helpers !== 'processes') {
 function scanWorker(): string {
   const bundled = fileURLToPath(new URL('../scanWorker.cjs', import.meta.url));
   if (import.meta.url.endsWith('.mjs') && existsSync(bundled)) return bundled;
-  return fileURLToPath(new URL('../src/sources/local/scanWorker.ts', import.meta.url));
+  return fileURLToPath(new URL('../src/sources/local/engine/scanWorker.ts', import.meta.url));
 }
 
 const dayOf = args.utc ? utcDay : localDay;
@@ -74,10 +74,9 @@ const index = new LocalIndex({
 });
 // This process lives for one scan: it takes the V8 flags of the extension's helper
 // processes (V8's optimising tier costs more to compile than it saves in that time; see
-// parallelScan.ts), which its worker threads share. Set once the scan's threads have
-// started (Node's built-in code cache, which speeds a thread's start-up, is only used
-// under the default flags: a thread started after the change took ~45 ms longer) and
-// before the hot code has run long.
+// src/sources/local/engine/v8Flags.ts), which its worker threads share. Set once the
+// scan's threads have started (Node's built-in code cache, which speeds a thread's
+// start-up, is only used under the default flags) and before the hot code has run long.
 index.cache.startWorkers();
 void index.cache.helpersOnline().then(useScanProcessFlags);
 const scanStarted = performance.now();

@@ -217,8 +217,7 @@ function finish(s: LocalSession, input: AggregateInput): void {
  * (absent). One flat loop over all sessions' records. This code runs once per listing, so
  * V8 optimises it while it runs (on-stack replacement), from its hottest loop: a loop per
  * session inside a loop over sessions would be compiled for the inner loop alone, and that
- * code thrown away at each exit from it (measured on a cold scan of the bench corpus
- * without TurboFan: 83 deoptimisations, about 50 ms for 48,000 records).
+ * code thrown away at each exit from it.
  */
 function addTokens(sessions: readonly LocalSession[], pricing: Pricing): void {
   const counted = sessions.filter((s) => !s.noTokenInfo || s.records.length > 0);

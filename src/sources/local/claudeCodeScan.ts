@@ -5,7 +5,7 @@
  * usage, and which line holds the final output count depends on the version.
  * agent_progress copies of subagent responses go to a separate map so the aggregation
  * counts each response once (see aggregate.ts). Big tool_result lines are never parsed:
- * their ids and is_error flag are read from the skimmed content blocks (jsonSkim.ts).
+ * their ids and is_error flag are read from the skimmed content blocks (engine/skim.ts).
  * A read from the start leaves the status work to a second pass over the file's end
  * (statusReplay), as the status depends only on what follows the last prompt.
  */
@@ -17,7 +17,7 @@ import {
   skimObject,
   type KeyCheck,
   type NestedCounts,
-} from './jsonSkim.ts';
+} from './engine/skim.ts';
 import {
   CACHE_CREATION_KEY,
   CACHE_WRITE_1H_KEY,
@@ -33,7 +33,7 @@ import {
   usageFields,
   userSignal,
 } from '../../domain/formats/claudeCode.ts';
-import { JsonlScanner, type StatusReplay } from './jsonlScanner.ts';
+import { LineScanner, type StatusReplay } from './engine/lineScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
 import { copyFacts, type ClaudeCodeScannerState } from './scannerState.ts';
 import { mergeCounts, mergeUsage, usageRecord } from './usageRecord.ts';
@@ -75,7 +75,7 @@ export interface ClaudeCodeScannerOptions {
   agentId?: string;
 }
 
-export class ClaudeCodeScanner extends JsonlScanner {
+export class ClaudeCodeScanner extends LineScanner {
   readonly role: 'session' | 'subagent';
   private sessionId: string | undefined;
   private agentId: string | undefined;
@@ -266,9 +266,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
    * Before a read from the start of the file: status work is left to a second pass over
    * the file's end. A prompt or an interruption clears the pending tool calls and becomes
    * the deciding entry, so the status at the end depends only on the entries after the
-   * last of them: most of a long transcript needs none of that work. (On the bench
-   * corpus, status work is about a tenth of a cold scan's time, and the second passes
-   * read 3 MB of its 199 MB.)
+   * last of them: most of a long transcript needs none of that work.
    */
   override deferStatus(): void {
     if (this.bytes === 0) this.statusMode = 'defer';
@@ -294,7 +292,7 @@ export class ClaudeCodeScanner extends JsonlScanner {
   }
 
   /** The status a second pass (statusReplay) arrived at. */
-  override adoptStatus(replay: JsonlScanner): void {
+  override adoptStatus(replay: LineScanner): void {
     if (!(replay instanceof ClaudeCodeScanner)) return;
     this.last = replay.last;
     this.pendingTools = replay.pendingTools;

@@ -14,7 +14,7 @@ import {
   hasKeyPattern,
   skimObject,
   type NestedCounts,
-} from './jsonSkim.ts';
+} from './engine/skim.ts';
 import {
   CLOSES_OPEN_CALLS,
   CODEX_ENVELOPES,
@@ -27,7 +27,7 @@ import {
   itemSignal,
 } from '../../domain/formats/codex.ts';
 import type { RecordSignal } from '../../domain/formats/statusSignal.ts';
-import { JsonlScanner } from './jsonlScanner.ts';
+import { LineScanner } from './engine/lineScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
 import { copyFacts, type CodexScannerState } from './scannerState.ts';
 import { asksUser, cleanTitle, count, firstText, repositoryFromRemote } from './text.ts';
@@ -57,7 +57,7 @@ interface Totals {
   reasoning: number;
 }
 
-export class CodexScanner extends JsonlScanner {
+export class CodexScanner extends LineScanner {
   private sessionId: string | undefined;
   private cwd: string | undefined;
   private gitBranch: string | undefined;

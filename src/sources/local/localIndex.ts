@@ -20,7 +20,7 @@ import {
 import { DEFAULT_STATUS_THRESHOLDS, type StatusThresholds } from './localStatus.ts';
 import { PersistedIndex, type PersistOptions } from './persistedIndex.ts';
 import { Pricing, type PriceTable } from './pricing.ts';
-import type { ScanHelpers } from './parallelScan.ts';
+import type { ScanHelpers } from './engine/parallelScan.ts';
 import { ScanCache, type SubagentMeta } from './scanCache.ts';
 import type { FileSummary, LocalProblem } from './types.ts';
 

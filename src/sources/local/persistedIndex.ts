@@ -17,7 +17,7 @@ import { endianness } from 'node:os';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import { IndexLock, type IndexLockOptions } from './indexLock.ts';
-import { packUsage, unpackUsage, type PackedUsage } from './packedUsage.ts';
+import { packUsage, unpackUsage, type PackedUsage } from './engine/packedUsage.ts';
 import type { RestingFile } from './scanCache.ts';
 import { SCANNER_STATE_VERSION, type BaseScannerState, type ScannerState } from './scannerState.ts';
 import type { UsageRecord } from './types.ts';

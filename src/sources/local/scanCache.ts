@@ -19,8 +19,8 @@ import {
   workerCount,
   type ScanHelpers,
   type ScannedElsewhere,
-} from './parallelScan.ts';
-import { unpackUsage } from './packedUsage.ts';
+} from './engine/parallelScan.ts';
+import { unpackUsage } from './engine/packedUsage.ts';
 import type { ScannerState } from './scannerState.ts';
 import type { FileSummary, LocalProblem, UsageRecord } from './types.ts';
 
@@ -52,7 +52,7 @@ export interface ScanStats {
 
 export interface ScanCacheOptions {
   /**
-   * The worker script (dist/scanWorker.cjs, or src/sources/local/scanWorker.ts unbundled)
+   * The worker script (dist/scanWorker.cjs, or src/sources/local/engine/scanWorker.ts unbundled)
    * for cold scans in parallel; without it everything is read on this thread.
    */
   scanWorker?: string | URL;
@@ -226,7 +226,7 @@ export class ScanCache {
 
   /**
    * Starts the scan workers of a first scan early, before the folders are listed (a
-   * worker takes ~100 ms to start). Does nothing after the first scan, even of empty
+   * worker takes a while to start). Does nothing after the first scan, even of empty
    * folders: later scans read appends, and a refresh must not start a thread each time.
    * The next scanAll uses or stops them.
    */
@@ -451,8 +451,8 @@ export class ScanCache {
       entry.size = await this.readFrom(handle, scanner, from, entry);
       // Read to the size the listing saw: the listing's mtime is the key (a later write
       // changes it). Otherwise the file changed since: the state after the read, so that
-      // a write racing the read shows up as growth next time. (An fstat per file cost the
-      // main thread ~50 ms of a 200-file cold scan.)
+      // a write racing the read shows up as growth next time. (No fstat per file: on the
+      // main thread, they add up over a cold scan.)
       if (entry.size !== file.size) {
         const after = await handle.stat();
         entry.mtimeMs = after.size === entry.size ? after.mtimeMs : file.mtimeMs;
@@ -487,7 +487,7 @@ export class ScanCache {
   }
 
   /**
-   * The second pass of a read from the start (JsonlScanner.statusReplay): the file's end
+   * The second pass of a read from the start (LineScanner.statusReplay): the file's end
    * again, from where the last entry that resets the status ended, to `size`.
    */
   private async replayStatus(handle: FileHandle, scanner: Scanner, size: number): Promise<void> {

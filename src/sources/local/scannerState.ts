@@ -14,7 +14,7 @@ import type { LastEntryFacts, LocalProblem, SubagentLink } from './types.ts';
  */
 export const SCANNER_STATE_VERSION = 1;
 
-/** What JsonlScanner keeps between reads. */
+/** What LineScanner keeps between reads. */
 export interface BaseScannerState {
   lines: number;
   bytes: number;

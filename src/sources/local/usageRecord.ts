@@ -1,9 +1,7 @@
 /**
  * Every usage record is made here, whatever made it (a scanner's line, a worker's packed
  * results, a merged copy), so all have one object shape: V8 then reads their fields with
- * one map check. Records of several shapes made the loops that total them polymorphic and
- * threw their optimised code away ("wrong map"), measured on a cold scan of the bench
- * corpus.
+ * one map check; records of several shapes make the loops that total them polymorphic.
  */
 import type { UsageRecord } from './types.ts';
 

@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { ClaudeCodeScanner } from '../../../src/sources/local/claudeCodeScan.ts';
 import { CodexScanner } from '../../../src/sources/local/codexScan.ts';
-import type { JsonlScanner } from '../../../src/sources/local/jsonlScanner.ts';
+import type { LineScanner } from '../../../src/sources/local/engine/lineScanner.ts';
 import type { FileSummary } from '../../../src/sources/local/types.ts';
 import { corpus, validLines, type FormatCorpus } from './corpus.ts';
 import {
@@ -80,7 +80,7 @@ function fileOf(c: FormatCorpus): fc.Arbitrary<Buffer> {
 }
 
 /** Reads `bytes` as ScanCache does on a first read: in chunks, then finish(). */
-function read(s: JsonlScanner, bytes: Buffer, cuts: readonly number[] = []): void {
+function read(s: LineScanner, bytes: Buffer, cuts: readonly number[] = []): void {
   const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
   let from = 0;
   for (const at of [...points, bytes.length]) {
@@ -91,7 +91,7 @@ function read(s: JsonlScanner, bytes: Buffer, cuts: readonly number[] = []): voi
 }
 
 /** ScanCache's read from the start: status deferred, then the second pass over the end. */
-function readDeferred(s: JsonlScanner, bytes: Buffer, cuts: readonly number[]): void {
+function readDeferred(s: LineScanner, bytes: Buffer, cuts: readonly number[]): void {
   s.deferStatus();
   read(s, bytes, cuts);
   const replay = s.statusReplay();

@@ -2,7 +2,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SeededRandom } from '../../../src/demo/random.ts';
-import { Fields, escapes, skimObject, type Nested } from '../../../src/sources/local/jsonSkim.ts';
+import {
+  Fields,
+  escapes,
+  skimObject,
+  type Nested,
+} from '../../../src/sources/local/engine/skim.ts';
 
 const AWKWARD = [
   '',

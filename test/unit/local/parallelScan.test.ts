@@ -11,15 +11,15 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { discoverLocalFiles, type DiscoveredFile } from '../../../src/sources/local/discovery.ts';
-import { packUsage, unpackUsage } from '../../../src/sources/local/packedUsage.ts';
-import { splitForThreads, type ToWorker } from '../../../src/sources/local/parallelScan.ts';
+import { packUsage, unpackUsage } from '../../../src/sources/local/engine/packedUsage.ts';
+import { splitForThreads, type ToWorker } from '../../../src/sources/local/engine/parallelScan.ts';
 import { ScanCache } from '../../../src/sources/local/scanCache.ts';
 import type { UsageRecord } from '../../../src/sources/local/types.ts';
 import { usageRecord } from '../../../src/sources/local/usageRecord.ts';
 import { writeLocalCorpus, type LocalCorpus } from '../../support/localCorpus.ts';
 import { assistant, usage } from './fixtures.ts';
 
-const WORKER = new URL('../../../src/sources/local/scanWorker.ts', import.meta.url);
+const WORKER = new URL('../../../src/sources/local/engine/scanWorker.ts', import.meta.url);
 
 /** A listed file for the split tests: only path, harness, size and mtime matter there. */
 function listed(

@@ -16,9 +16,9 @@ import {
   skimObject,
   stringEnd,
   type Nested,
-} from '../../../src/sources/local/jsonSkim.ts';
-import { kernel } from '../../../src/sources/local/skimKernel.ts';
-import { SKIM_KERNEL_WASM } from '../../../src/sources/local/skimKernelWasm.ts';
+} from '../../../src/sources/local/engine/skim.ts';
+import { kernel } from '../../../src/sources/local/engine/skimKernel.ts';
+import { SKIM_KERNEL_WASM } from '../../../src/sources/local/engine/skimKernelWasm.ts';
 
 interface Outcome {
   ok: boolean;

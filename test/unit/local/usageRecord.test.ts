@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import { aggregate } from '../../../src/sources/local/aggregate.ts';
 import type { DiscoveredFile } from '../../../src/sources/local/discovery.ts';
 import { DEFAULT_STATUS_THRESHOLDS } from '../../../src/sources/local/localStatus.ts';
-import { packUsage, unpackUsage } from '../../../src/sources/local/packedUsage.ts';
+import { packUsage, unpackUsage } from '../../../src/sources/local/engine/packedUsage.ts';
 import { Pricing } from '../../../src/sources/local/pricing.ts';
 import type { UsageRecord } from '../../../src/sources/local/types.ts';
 import { copyUsage, usageRecord } from '../../../src/sources/local/usageRecord.ts';

@@ -5,11 +5,12 @@
  * says the queue is empty.
  */
 import { parentPort } from 'node:worker_threads';
-import { mapLimited } from '../../util/mapLimited.ts';
-import type { DiscoveredFile } from './discovery.ts';
-import { useScanProcessFlags, type FromWorker, type ToWorker } from './parallelScan.ts';
+import { mapLimited } from '../../../util/mapLimited.ts';
+import type { DiscoveredFile } from '../discovery.ts';
+import type { FromWorker, ToWorker } from './parallelScan.ts';
+import { useScanProcessFlags } from './v8Flags.ts';
 import { packUsage } from './packedUsage.ts';
-import { ScanCache } from './scanCache.ts';
+import { ScanCache } from '../scanCache.ts';
 
 /** Files read at once, as on the main thread (see scanCache.ts). */
 const CONCURRENCY = 3;

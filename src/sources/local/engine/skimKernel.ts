@@ -1,6 +1,6 @@
 /**
  * Loads the WebAssembly skim (skimKernel.wat) and gives the scanners one buffer in its
- * memory to read lines from. The skim (jsonSkim.ts) uses the kernel for any range of that
+ * memory to read lines from. The skim (skim.ts) uses the kernel for any range of that
  * buffer and its own JS loops for every other buffer, so a runtime without WebAssembly
  * SIMD, or a line that is not in the kernel's memory, only runs slower. Each thread (the
  * extension host, each scan worker) has its own instance.
@@ -250,7 +250,7 @@ function instantiate(): SkimKernel | undefined {
     const bytes = Buffer.from(SKIM_KERNEL_WASM, 'base64');
     // Synchronous: the module is about 1.5 KB, well under any main-thread limit. Compiled
     // by the optimizing tier at once: V8 otherwise starts it in its baseline compiler and
-    // moves hot functions up later, which left a cold scan ~15% slower (measured).
+    // moves hot functions up only later, and a cold scan is over before that pays.
     // The flag is V8's, process-wide, so it is set for this compile only.
     let module: object;
     setFlagsFromString('--no-liftoff');

@@ -5,7 +5,7 @@
  * in one queue, largest first, that the helpers (scanWorker.ts, each with its own
  * ScanCache) take from until it is empty. Helpers are worker threads, with the main
  * thread scanning too (and keeping the largest file), or child processes with V8 flags
- * of their own (useScanProcessFlags), one per core. A fixed split would leave one helper
+ * of their own (v8Flags.ts), one per core. A fixed split would leave one helper
  * idle at the end (bytes cost different amounts of work, and a helper starts late); with
  * the queue they finish within one small file of each other. Helpers return each file's
  * usage records, what the cache needs to recognise the file next time, and the parser's
@@ -15,12 +15,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
-import type { DiscoveredFile } from './discovery.ts';
+import type { DiscoveredFile } from '../discovery.ts';
 import type { PackedUsage } from './packedUsage.ts';
-import type { ScannerState } from './scannerState.ts';
-import type { FileSummary } from './types.ts';
+import type { ScannerState } from '../scannerState.ts';
+import type { FileSummary } from '../types.ts';
 
 /** What a worker sends back per file (structured-cloned; usage packed, see packedUsage.ts). */
 export interface ScannedElsewhere {
@@ -64,26 +63,11 @@ const MIN_BATCH_BYTES = 256 << 10;
 
 /**
  * Where helpers run. `threads`: worker threads of this process, which also scans. With
- * `processes`: child processes with V8's optimising tier off (useScanProcessFlags), one per
+ * `processes`: child processes with V8's optimising tier off (v8Flags.ts), one per
  * core, while this thread scans only the files likely to grow; for a host whose V8 flags
  * are not this code's to choose (the VS Code extension host).
  */
 export type ScanHelpers = 'threads' | 'processes';
-
-const SCAN_PROCESS_FLAGS = ['--no-turbofan'];
-
-/**
- * Sets the V8 flags of a scan process. A cold scan is a burst of about a second: V8's top
- * tier (TurboFan) compiles the hot scanning code once per thread, and the compiles cost
- * more than the faster code saves in that time. Measured on the bench corpus, with both
- * threads' code left to Maglev, the next tier down: a fifth less CPU, a tenth less wall
- * time (see the README). A process of its own can choose so; the extension host cannot.
- * Called once the process (and its worker threads) have started: Node's built-in code
- * cache, which speeds start-up, is only used under the default flags.
- */
-export function useScanProcessFlags(): void {
-  for (const flag of SCAN_PROCESS_FLAGS) setFlagsFromString(flag);
-}
 
 /**
  * Helpers besides this thread: threads, one less than the cores (none on one core); or
@@ -139,9 +123,8 @@ export class ScanQueue {
  * With both harnesses present, each thread first meets a small file of each: this one
  * the smallest of each harness, the first worker batch the next smallest. V8 compiles
  * the hot scanning code once per thread; code compiled while it has seen only one
- * scanner's objects is thrown away and compiled again when the other's arrive. Seeing
- * both before that point left a cold scan of the bench corpus with about a fifth fewer
- * optimising compiles and a third fewer deoptimisations (measured; see the README).
+ * scanner's objects is thrown away and compiled again when the other's arrive, so each
+ * thread sees both before that point.
  */
 export function splitForThreads(
   files: readonly DiscoveredFile[],

@@ -4,10 +4,10 @@
  * continues where the last read stopped and a truncated last line waits for its end),
  * re-joining pretty-printed multi-line entries, and reporting bad input with line numbers.
  */
-import { Fields, depthAfter, escapes, skimObject, type Nested } from './jsonSkim.ts';
+import { Fields, depthAfter, escapes, skimObject, type Nested } from './skim.ts';
 import { kernel } from './skimKernel.ts';
-import type { BaseScannerState } from './scannerState.ts';
-import type { LocalProblem } from './types.ts';
+import type { BaseScannerState } from '../scannerState.ts';
+import type { LocalProblem } from '../types.ts';
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
@@ -36,10 +36,10 @@ interface PrettyBlock {
 /** A second pass over a file's end: feed `scanner` the bytes from `from`, then adopt it. */
 export interface StatusReplay {
   from: number;
-  scanner: JsonlScanner;
+  scanner: LineScanner;
 }
 
-export abstract class JsonlScanner {
+export abstract class LineScanner {
   readonly path: string;
   /** Physical lines completed so far. */
   lines = 0;
@@ -82,7 +82,7 @@ export abstract class JsonlScanner {
   }
 
   /** Takes the result of the second pass. */
-  adoptStatus(_replay: JsonlScanner): void {}
+  adoptStatus(_replay: LineScanner): void {}
 
   /** One complete entry (a line, or a re-joined pretty-printed block). */
   protected abstract onEntry(f: Fields, line: number): void;

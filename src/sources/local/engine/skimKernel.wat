@@ -1,6 +1,6 @@
-;; The structural skim of jsonSkim.ts as WebAssembly. JavaScript reads a Buffer at about
-;; 350 MB/s byte by byte; these loops look at 16 bytes at a time inside strings (128-bit
-;; SIMD), which is where most transcript bytes are, and skim whole lines at over 1 GB/s.
+;; The structural skim of skim.ts as WebAssembly: these loops look at 16 bytes at a time
+;; inside strings (128-bit SIMD), which is where most transcript bytes are, where
+;; JavaScript reads a Buffer byte by byte.
 ;; Same contract as the JS functions they stand in for (skimAt, valueEnd, arrayEnd):
 ;; indexes are into the loaded bytes, -1 means malformed or not ended before `end`.
 ;;

@@ -8,7 +8,7 @@
  * short keys and values that make up most fields. Nothing outside the object's structure
  * is validated; callers JSON.parse the values they use and report what does not parse.
  * Objects inside the buffer last loaded into the WebAssembly kernel (skimKernel.ts) are
- * skimmed by it instead, with SIMD loops inside strings: two to three times as fast.
+ * skimmed by it instead, with SIMD loops inside strings, where most bytes are.
  */
 import {
   ELEMENT_FIELD_RESULTS,
@@ -343,7 +343,7 @@ export class RawMemo {
   /**
    * Slots each memo has room for (callers use constant slots below this). Allocated up
    * front: arrays grown slot by slot change shape, and V8 recompiles the hot code using
-   * them (measured as deoptimisations on a cold scan).
+   * them.
    */
   static readonly SLOTS = 4;
   private readonly bytes = new Array<Buffer | undefined>(RawMemo.SLOTS).fill(undefined);
@@ -439,7 +439,7 @@ export function decodeString(buf: Buffer, start: number, end: number): string | 
 /**
  * Index just past the closing quote of the string opening at `i`, or -1. A plain loop:
  * strings in transcripts are mostly short, where a native indexOf call costs more than
- * it saves (measured: ~5x slower over a whole transcript).
+ * it saves.
  */
 export function stringEnd(buf: Uint8Array, i: number, end: number): number {
   for (let j = i + 1; j < end; j++) {
