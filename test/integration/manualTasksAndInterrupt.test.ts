@@ -118,6 +118,13 @@ describe('manual tasks (Itential) and interrupt (agents REST API)', () => {
       1,
     );
     assert.ok(user.messages.some((m) => m.level === 'info' && /was interrupted/.test(m.text)));
+    // Listed again, the session reads as interrupted (its last event says so), not just stopped.
+    await api.store.refreshAfterCurrent('agents');
+    assert.deepEqual(api.store.state('agents')?.sessions.find((s) => s.id === running.id)?.status, {
+      status: 'idle',
+      outcome: 'interrupted',
+      raw: 'stopped',
+    });
     await vscode.commands.executeCommand('sessionInspector.interruptSession', {
       kind: 'session',
       session: stopped,
