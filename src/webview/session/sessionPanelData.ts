@@ -2,7 +2,7 @@ import type { SessionSummary } from '../../domain/session.ts';
 import type { HostMessage } from '../../shared/protocol.ts';
 import { ChangesTab } from './changesTab.ts';
 import { CommentsTab } from './commentsTab.ts';
-import { openRawTranscript, openWorkspaceFile } from './fileOpening.ts';
+import { openExternalLink, openRawTranscript, openWorkspaceFile } from './fileOpening.ts';
 import type { PanelContext, PanelDeps, SessionHandlers } from './panelDeps.ts';
 import { TranscriptTab } from './transcriptTab.ts';
 import { UsageTab } from './usageTab.ts';
@@ -38,6 +38,7 @@ export class SessionPanelData {
       ...this.comments.handlers,
       ...this.changes.handlers,
       openFile: (m) => openWorkspaceFile(m.path, m.line),
+      openExternal: async (m) => void (await openExternalLink(m.url)),
       openRaw: () => openRawTranscript(this.transcript.path()),
     };
   }
@@ -49,6 +50,7 @@ export class SessionPanelData {
     | keyof CommentsTab['handlers']
     | keyof ChangesTab['handlers']
     | 'openFile'
+    | 'openExternal'
     | 'openRaw'
   >;
 
