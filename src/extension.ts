@@ -32,6 +32,9 @@ import {
 } from './webview/dashboardPanel.ts';
 import { registerLocalUsageCommands } from './commands/localUsageCommands.ts';
 import { registerResumeCommands } from './commands/resumeCommands.ts';
+import { registerSearchCommands, SEARCH_VIEW } from './commands/searchCommands.ts';
+import { SearchResultsTree, type SearchNode } from './views/searchResultsTree.ts';
+import type { SearchSummary } from './sources/search/sessionSearch.ts';
 import { registerChangesCommands } from './commands/changesCommands.ts';
 import { registerExportCommands } from './commands/exportCommands.ts';
 import { registerSessionActionCommands } from './commands/sessionActionCommands.ts';
@@ -63,6 +66,12 @@ export interface ExtensionApi {
   completions: CompletionService;
   /** The waiting count in the status bar. */
   statusBar: WaitingStatusBar;
+  /** Search Sessions… results, and a promise for the search under way (tests). */
+  search: {
+    tree: SearchResultsTree;
+    view: vscode.TreeView<SearchNode>;
+    idle: () => Promise<SearchSummary | undefined>;
+  };
   /** Sessions the user archived (per connection, in global state). */
   archive: ArchiveStore;
   /** Settings and tokens moved from the old `agentSessions.` names (settles before the first listing). */
@@ -133,6 +142,21 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   });
   // Commands and views sit below the webview host: they get its opener, not the host.
   const openPanel = (session: SessionSummary) => panels.open(session);
+  const searchTree = new SearchResultsTree();
+  const searchView = vscode.window.createTreeView(SEARCH_VIEW, {
+    treeDataProvider: searchTree,
+    showCollapseAll: true,
+  });
+  const search = registerSearchCommands({
+    store,
+    tree: searchTree,
+    view: searchView,
+    memory: context.globalState,
+    adapters: () => loadSourceAdapters(context.extensionPath),
+    storageDir: context.globalStorageUri.fsPath,
+    log,
+    openMatch: (match) => panels.openAt(match.session, match),
+  });
   const completions = new CompletionService({
     store,
     intents: new IntentStore(context.globalState),
@@ -223,6 +247,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     ...registerDemoCommands({ demo, registry, tokens, memory: context.globalState }),
     ...registerWaitingCommands(store, view),
     ...registerSessionCommands(store, openPanel),
+    searchTree,
+    searchView,
+    ...search.disposables,
     ...registerResumeCommands(store),
     ...registerChangesCommands({
       store,
@@ -295,6 +322,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     migrateLegacy,
     secrets: context.secrets,
     globalStorageUri: context.globalStorageUri,
+    search: { tree: searchTree, view: searchView, idle: search.idle },
     timing,
   };
 }

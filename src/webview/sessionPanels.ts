@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { formatCost } from '../domain/format.ts';
+import type { MatchTarget } from '../domain/search/matchEntry.ts';
 import type { SessionSummary } from '../domain/session.ts';
 import { surfaceLabel } from '../domain/surfaceText.ts';
 import type { HostMessage, PanelState, SessionView, WebviewMessage } from '../shared/protocol.ts';
@@ -67,6 +68,14 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
       { connectionId: session.connectionId, sessionId: session.id },
       surfaceLabel(session.label) || session.id,
     );
+  }
+
+  /** Opens (or shows) the session's panel at a search match's entry, the match marked. */
+  openAt(session: SessionSummary, match: MatchTarget): Promise<void> {
+    this.open(session);
+    const key = keyOf({ connectionId: session.connectionId, sessionId: session.id });
+    const tab = this.host.behaviour(key) as SessionTab | undefined;
+    return tab?.data.revealMatch(match) ?? Promise.resolve();
   }
 
   deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {

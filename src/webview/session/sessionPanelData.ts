@@ -1,3 +1,4 @@
+import { entryForMatch, type MatchTarget } from '../../domain/search/matchEntry.ts';
 import type { SessionSummary } from '../../domain/session.ts';
 import type { HostMessage } from '../../shared/protocol.ts';
 import { ChangesTab } from './changesTab.ts';
@@ -18,8 +19,14 @@ export class SessionPanelData {
   private readonly comments: CommentsTab;
   private readonly usage: UsageTab;
   private readonly changes: ChangesTab;
+  private readonly post: (message: HostMessage) => void;
+  /** The last start's loading of the main transcript (undefined before the page is ready). */
+  private loaded: Promise<void> | undefined;
+  /** A search match asked for before the page was ready: revealed after the first load. */
+  private pendingMatch: MatchTarget | undefined;
 
   constructor(deps: PanelDeps & { post(message: HostMessage): void }) {
+    this.post = deps.post;
     const ctx: PanelContext = { ...deps, session: () => this.started() };
     this.usage = new UsageTab(ctx);
     this.transcript = new TranscriptTab(ctx, {
@@ -57,11 +64,34 @@ export class SessionPanelData {
   /** Called on `ready` (also after a webview reload): everything from the start. */
   async start(session: SessionSummary): Promise<void> {
     this.session = session;
-    this.usage.reset();
-    this.comments.reset();
-    await this.transcript.reset();
-    this.usage.post();
-    await Promise.all([this.transcript.load('main'), this.comments.load('ALL')]);
+    const loading = (async () => {
+      this.usage.reset();
+      this.comments.reset();
+      await this.transcript.reset();
+      this.usage.post();
+      await Promise.all([this.transcript.load('main'), this.comments.load('ALL')]);
+    })();
+    this.loaded = loading;
+    await loading;
+    const match = this.pendingMatch;
+    this.pendingMatch = undefined;
+    if (match) await this.revealMatch(match);
+  }
+
+  /**
+   * Scrolls the transcript to the entry of a search match (a JSONL line and its text) and
+   * marks the text there; waits for the page and the transcript's index when needed.
+   */
+  async revealMatch(match: MatchTarget): Promise<void> {
+    if (!this.loaded) {
+      this.pendingMatch = match;
+      return;
+    }
+    await this.loaded;
+    const source = await this.transcript.indexedSource();
+    if (!source) return;
+    const index = await entryForMatch(source, match);
+    if (index !== undefined) this.post({ type: 'reveal', index, highlight: match.text });
   }
 
   /** The store has a newer summary of the session. */

@@ -1,0 +1,113 @@
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as vscode from 'vscode';
+import type { ExtensionApi } from '../../src/extension.ts';
+import type { SearchNode } from '../../src/views/searchResultsTree.ts';
+import { TranscriptDocument } from '../../src/domain/transcript/transcriptDocument.ts';
+import { entryTexts } from '../../src/domain/transcript/entryMatch.ts';
+import { until } from './support/until.ts';
+
+async function extensionApi(): Promise<ExtensionApi> {
+  return (await vscode.extensions
+    .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
+    ?.activate()) as ExtensionApi;
+}
+
+/** A phrase the assistant wrote in a Claude Code session of the generated corpus, and where. */
+function assistantPhrase(files: string[]): { path: string; line: number; phrase: string } {
+  for (const path of files) {
+    if (path.includes('subagents') || !path.includes('projects')) continue;
+    const lines = readFileSync(path, 'utf8').split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      let value: { type?: string; message?: { content?: { type: string; text?: string }[] } };
+      try {
+        value = JSON.parse(lines[i]!);
+      } catch {
+        continue;
+      }
+      if (value.type !== 'assistant') continue;
+      const text = value.message?.content?.find((b) => b.type === 'text')?.text ?? '';
+      const phrase = /\b[a-z]{4,} [a-z]{4,} [a-z]{4,}\b/i.exec(text)?.[0];
+      if (!phrase) continue;
+      return { path, line: i + 1, phrase };
+    }
+  }
+  throw new Error('no assistant text in the corpus');
+}
+
+/** The runner points CLAUDE_CONFIG_DIR and CODEX_HOME at a generated corpus. */
+describe('Search Sessions…', () => {
+  it('searches the local transcripts, streams results into the tree, and opens the panel at the match', async () => {
+    const expected = JSON.parse(process.env.ASI_EXPECTED_LOCAL ?? 'null') as {
+      files: string[];
+    } | null;
+    assert.ok(expected, 'the runner generated a corpus (ASI_EXPECTED_LOCAL)');
+    const api = await extensionApi();
+    api.registry.addEphemeral({ id: 'local', label: 'This machine', kind: 'local' });
+    try {
+      await api.store.refreshAfterCurrent('local');
+      const { path, line, phrase } = assistantPhrase(expected.files);
+      const query = phrase.toUpperCase(); // case-insensitive by default
+      await vscode.commands.executeCommand('sessionInspector.searchSessions', {
+        query,
+        filters: { kind: 'assistant' },
+      });
+      const summary = await api.search.idle();
+      const sessions = api.search.tree.getChildren();
+      assert.ok(sessions.length > 0, 'sessions with results in the tree');
+      assert.ok(summary === undefined || summary.results > 0);
+      // Every result is an assistant entry holding the phrase, highlighted in its label.
+      for (const session of sessions) {
+        for (const node of api.search.tree.getChildren(session)) {
+          if (node.kind !== 'hit') continue;
+          assert.ok(['assistant', 'thinking'].includes(node.hit.kind), node.hit.kind);
+          assert.equal(node.hit.text.toLowerCase(), phrase.toLowerCase());
+          const item = api.search.tree.getTreeItem(node);
+          const label = item.label as vscode.TreeItemLabel;
+          const [s, e] = label.highlights![0]!;
+          assert.equal(label.label.slice(s, e).toLowerCase(), phrase.toLowerCase());
+        }
+      }
+      const sessionNode = sessions.find(
+        (n) => n.kind === 'session' && n.results.target.path === path,
+      );
+      assert.ok(sessionNode, `the session the phrase came from (${path}) is a result`);
+      const hit = api.search.tree
+        .getChildren(sessionNode)
+        .find(
+          (n): n is Extract<SearchNode, { kind: 'hit' }> => n.kind === 'hit' && n.hit.line === line,
+        );
+      assert.ok(hit, `a result on line ${line}`);
+      const item = api.search.tree.getTreeItem(hit);
+      assert.equal(item.command?.command, 'sessionInspector.openSearchResult');
+      await vscode.commands.executeCommand(
+        item.command!.command,
+        ...(item.command!.arguments ?? []),
+      );
+      const reveal = await until(
+        'the panel revealed the match',
+        () => api.panels.posted('local', path)?.get('reveal'),
+        60_000,
+      );
+      assert.equal(reveal.type, 'reveal');
+      const { index, highlight } = reveal as { index: number; highlight?: string };
+      assert.equal(highlight?.toLowerCase(), phrase.toLowerCase());
+      // The revealed entry is the one on that line, and it holds the phrase.
+      const doc = await TranscriptDocument.open(path);
+      try {
+        await doc.whenIndexed();
+        const entry = (await doc.getWindow(index, 1)).entries[0];
+        assert.ok(entry, 'the revealed entry exists');
+        assert.equal(entry.kind, 'assistant');
+        assert.ok(entry.source.first <= line && line <= entry.source.last);
+        assert.ok(entryTexts(entry).some((t) => t.toLowerCase().includes(phrase.toLowerCase())));
+      } finally {
+        await doc.close();
+      }
+    } finally {
+      await vscode.commands.executeCommand('sessionInspector.clearSearchResults');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await api.registry.remove('local');
+    }
+  });
+});
