@@ -2,6 +2,7 @@
 //   dist/extension.cjs    extension host (node, cjs, `vscode` external)
 //   dist/demo.cjs         the embedded reference backend, loaded lazily by "Open Demo"
 //   dist/webview/main.js  the webview app (browser, esm)
+//   dist/webview/hljs/*.js highlight.js languages, each loaded by the app when a code block first needs it
 // and the integration tests (out/test/integration/*.cjs) when --tests is given.
 // Every build writes a metafile to dist/meta/ so `npm run bench` can report bundle sizes.
 import * as esbuild from 'esbuild';
@@ -88,6 +89,28 @@ const builds = {
   },
 };
 
+/**
+ * highlight.js languages as separate ES modules (each exports its language function and
+ * imports nothing): the app keeps only highlight.js's core and imports a language by URL
+ * the first time a code block asks for it (webview-ui/src/transcript/codeHighlight.ts).
+ */
+const { HLJS_LANGUAGES } = await import('./webview-ui/src/transcript/hljsLanguages.ts');
+builds.webviewLanguages = {
+  ...common,
+  sourcemap: false,
+  entryPoints: Object.fromEntries(
+    Object.keys(HLJS_LANGUAGES).map((name) => [
+      name,
+      `node_modules/highlight.js/es/languages/${name}.js`,
+    ]),
+  ),
+  outdir: 'dist/webview/hljs',
+  platform: 'browser',
+  format: 'esm',
+  target: 'es2022',
+  minify: true,
+};
+
 async function testEntries() {
   const dir = 'test/integration';
   const files = (await readdir(dir)).filter((f) => f === 'index.ts' || f.endsWith('.test.ts'));
@@ -126,7 +149,8 @@ async function writeMeta(name, result) {
 
 if (testsOnly) {
   // Rebuild the tests alone, e.g. against an existing production build of the extension.
-  for (const name of ['extension', 'sources', 'demo', 'mcpClient', 'webview']) delete builds[name];
+  for (const name of ['extension', 'sources', 'demo', 'mcpClient', 'webview', 'webviewLanguages'])
+    delete builds[name];
 }
 
 if (watch) {

@@ -196,6 +196,8 @@ export const WEBVIEW_MESSAGES = {
   nextError: { requestId: int, from: int },
   getFullText: { requestId: int, index: int, part: oneOf('text', 'input', 'output') },
   openFile: { path: str, line: optional(int) },
+  /** An http(s) link in transcript Markdown; the host checks it again (src/shared/links.ts). */
+  openExternal: { url: str },
   openRaw: {},
   loadComments: { filter: oneOf(...COMMENT_FILTERS), more: bool },
   revealComment: { threadId: str },

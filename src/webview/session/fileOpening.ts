@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { DETAIL_MAX_LENGTH, plainSurfaceText } from '../../domain/surfaceText.ts';
+import { externalUrl } from '../../shared/links.ts';
 import { showInformation, showWarning } from '../../views/safeMessage.ts';
 
 /** Opens a path from a tool call only when it lies inside an open workspace folder. */
@@ -52,4 +53,15 @@ export async function openRawTranscript(file: string | undefined): Promise<void>
   const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
   await vscode.window.showTextDocument(document, { preview: true });
   await vscode.commands.executeCommand('workbench.action.files.setActiveEditorReadonlyInSession');
+}
+
+/**
+ * Opens an http(s) link from transcript Markdown in the browser. The webview only offers
+ * such links, but its word is not trusted: anything else is refused here too. VS Code asks
+ * before it opens a site the user has not trusted.
+ */
+export async function openExternalLink(url: string): Promise<boolean> {
+  const checked = externalUrl(url);
+  if (!checked) return false;
+  return vscode.env.openExternal(vscode.Uri.parse(checked, true));
 }

@@ -67,6 +67,34 @@ async function bundle(entry = 'page.ts'): Promise<string> {
   return result.outputFiles[0]?.text ?? '';
 }
 
+/**
+ * The highlight.js languages the app imports by URL (esbuild.mjs builds the same files to
+ * dist/webview/hljs/), served next to the page's bundle as the webview serves them.
+ */
+async function bundleLanguages(): Promise<Map<string, string>> {
+  const { HLJS_LANGUAGES } = await import('../../../webview-ui/src/transcript/hljsLanguages.ts');
+  const result = await esbuild.build({
+    entryPoints: Object.fromEntries(
+      Object.keys(HLJS_LANGUAGES).map((name) => [
+        name,
+        path.join(projectRoot, 'node_modules', 'highlight.js', 'es', 'languages', `${name}.js`),
+      ]),
+    ),
+    outdir: '/hljs',
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    write: false,
+    logLevel: 'error',
+  });
+  return new Map(
+    result.outputFiles.map((file) => [`/hljs/${path.basename(file.path)}`, file.text]),
+  );
+}
+let languages: Promise<Map<string, string>> | undefined;
+
 interface PageOptions {
   /** Serve the page under the webview's CSP (default), or without any CSP. */
   csp?: boolean;
@@ -125,6 +153,7 @@ async function serve(
     '/codicon.css': ['text/css', () => readFileSync(path.join(codicons, 'codicon.css'))],
     '/codicon.ttf': ['font/ttf', () => readFileSync(path.join(codicons, 'codicon.ttf'))],
   };
+  const served = await (languages ??= bundleLanguages());
   const server = createServer((request, response) => {
     const pathname = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     if (pathname === '/') {
@@ -134,6 +163,12 @@ async function serve(
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       const csp = options.csp === false ? undefined : webviewCsp(nonce, origin);
       response.end(page(nonce, csp, options.app === true, options.dashboard === true));
+      return;
+    }
+    const language = served.get(pathname);
+    if (language !== undefined) {
+      response.writeHead(200, { 'content-type': 'text/javascript' });
+      response.end(language);
       return;
     }
     const file = files[pathname];

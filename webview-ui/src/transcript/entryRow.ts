@@ -9,18 +9,25 @@ import type {
 import type { TranscriptEntry } from '../../../src/shared/protocol.ts';
 import * as l10n from '@vscode/l10n';
 import { formatNumber, formatSeconds, formatTime } from '../shared/l10n.ts';
+import { diffCounts, diffView, editOf, isEditCall } from './editDiff.ts';
+import type { LinkActions } from './markdownView.ts';
 import { highlighted, textBlock } from './textBlock.ts';
 
-/** Expandable blocks of a row: a text part's own "show more", or the row's body (thinking, tool call). */
-export type BlockKey = TextPart | 'body';
+/**
+ * Expandable blocks of a row: a text part's own "show more", the row's body (thinking,
+ * tool call), or an edit's diff.
+ */
+export type BlockKey = TextPart | 'body' | 'diff';
 
 /** What a row needs from the transcript view: expansion state, fetched texts, navigation. */
-export interface RowContext {
+export interface RowContext extends LinkActions {
   isExpanded(index: number, key: BlockKey): boolean;
   toggle(entry: TranscriptEntry, key: BlockKey): void;
+  /** The entry shows its source text instead of rendered Markdown or a diff. */
+  isRaw(index: number): boolean;
+  toggleRaw(entry: TranscriptEntry): void;
   fullText(index: number, part: TextPart): string | null | undefined;
   highlight(index: number): string | undefined;
-  openFile(file: FileRef): void;
   openSubagent(fileKey: string): void;
 }
 
@@ -122,19 +129,29 @@ export function rowClasses(entry: TranscriptEntry): string {
 /** One entry's content, by kind. Every value is untrusted and bound as text. */
 export function renderEntry(entry: TranscriptEntry, ctx: RowContext): TemplateResult {
   switch (entry.kind) {
-    case 'user':
-      return html`${head(entry, 'account', userLabel(entry.variant))}
-      ${part(entry, ctx, 'text', entry.text, false, l10n.t('text'))}
+    case 'user': {
+      const markdown = entry.variant !== 'command' && entry.variant !== 'interrupt';
+      return html`${head(
+        entry,
+        'account',
+        userLabel(entry.variant),
+        markdown ? rawToggle(entry, ctx) : nothing,
+      )}
+      ${part(entry, ctx, 'text', entry.text, false, l10n.t('text'), markdown)}
       ${attachments(entry.attachments)} ${usage(entry.usage)}`;
-    case 'assistant':
+    }
+    case 'assistant': {
+      const markdown = entry.json !== true && entry.apiError !== true;
       return html`${head(
         entry,
         entry.apiError ? 'error' : 'hubot',
         entry.apiError ? l10n.t('API error') : l10n.t('Assistant'),
-        entry.model ? html`<span class="meta">${short(entry.model, 120)}</span>` : nothing,
+        html`${entry.model ? html`<span class="meta">${short(entry.model, 120)}</span>` : nothing}
+        ${markdown ? rawToggle(entry, ctx) : nothing}`,
       )}
-      ${part(entry, ctx, 'text', entry.text, entry.json === true, l10n.t('text'))}
+      ${part(entry, ctx, 'text', entry.text, entry.json === true, l10n.t('text'), markdown)}
       ${usage(entry.usage)}`;
+    }
     case 'thinking':
       return thinking(entry, ctx);
     case 'tool-call':
@@ -213,6 +230,19 @@ function time(timestamp: string | undefined): unknown {
   return html`<span class="time" title=${short(timestamp, 100)}>${text}</span>`;
 }
 
+/** The toggle between rendered text (Markdown, a diff) and the source. */
+function rawToggle(entry: TranscriptEntry, ctx: RowContext): TemplateResult {
+  const raw = ctx.isRaw(entry.index);
+  return html`<button
+    class="link raw-toggle"
+    aria-pressed=${raw ? 'true' : 'false'}
+    title=${raw ? l10n.t('Show as rendered') : l10n.t('Show the source text')}
+    @click=${() => ctx.toggleRaw(entry)}
+  >
+    ${l10n.t('Raw')}
+  </button>`;
+}
+
 function part(
   entry: TranscriptEntry,
   ctx: RowContext,
@@ -220,8 +250,12 @@ function part(
   text: string,
   code: boolean,
   label: string,
+  markdown = false,
 ): unknown {
   return textBlock({
+    ...(markdown
+      ? { markdown: { owner: entry, slot: key, actions: ctx, raw: ctx.isRaw(entry.index) } }
+      : {}),
     text,
     full: ctx.fullText(entry.index, key),
     cut: entry.truncatedParts?.includes(key) ?? false,
@@ -272,11 +306,12 @@ function thinking(entry: TranscriptEntry & { kind: 'thinking' }, ctx: RowContext
     html`<span class="who">${l10n.t('Thinking')}</span>${
         entry.redacted ? html`<span class="meta">${l10n.t('redacted')}</span>` : nothing
       }`,
+    open && entry.text ? rawToggle(entry, ctx) : nothing,
   )}
   ${
     open
       ? entry.text
-        ? part(entry, ctx, 'text', entry.text, false, l10n.t('thinking'))
+        ? part(entry, ctx, 'text', entry.text, false, l10n.t('thinking'), true)
         : html`<div class="muted">${l10n.t("The model's reasoning is encrypted.")}</div>`
       : nothing
   }
@@ -302,6 +337,8 @@ function toolCall(entry: TranscriptEntry & { kind: 'tool-call' }, ctx: RowContex
     entry.client ? l10n.t('client tool') : '',
   ].filter(Boolean);
   const subagentRef = entry.subagent;
+  const edit = editState(entry, ctx);
+  const diff = edit?.state === 'diff' ? edit.view : undefined;
   return html`${expanderHead(
     entry,
     ctx,
@@ -310,7 +347,8 @@ function toolCall(entry: TranscriptEntry & { kind: 'tool-call' }, ctx: RowContex
       <span class="summary"
         >${highlighted(short(entry.summary), ctx.highlight(entry.index))}</span
       >`,
-    notes.length ? html`<span class="badge">${notes.join(' · ')}</span>` : nothing,
+    html`${notes.length ? html`<span class="badge">${notes.join(' · ')}</span>` : nothing}
+    ${diff ? html`${diffCounts(diff.added, diff.removed)} ${rawToggle(entry, ctx)}` : nothing}`,
   )}
   ${
     entry.files.length
@@ -320,7 +358,7 @@ function toolCall(entry: TranscriptEntry & { kind: 'tool-call' }, ctx: RowContex
               html`<button
                 class="link file"
                 title=${short(file.path, 1000)}
-                @click=${() => ctx.openFile(file)}
+                @click=${() => ctx.openFile(file.path, file.line)}
               >
                 ${fileLabel(file)}
               </button>`,
@@ -335,21 +373,82 @@ function toolCall(entry: TranscriptEntry & { kind: 'tool-call' }, ctx: RowContex
         </button>`
       : nothing
   }
+  ${edit ? editBody(entry, ctx, edit) : nothing}
   ${
     open
-      ? html`<div class="section">${l10n.t('Input')}</div>
-          ${part(entry, ctx, 'input', entry.input, true, l10n.t('input'))}
-          ${
-            entry.status === 'pending'
-              ? html`<div class="muted">${l10n.t('No result yet.')}</div>`
-              : html`<div class=${entry.status === 'error' ? 'section error' : 'section'}>
-                    ${l10n.t('Output')}
-                  </div>
-                  ${part(entry, ctx, 'output', entry.output ?? '', true, l10n.t('output'))}`
-          }`
+      ? html`${
+          diff
+            ? nothing
+            : html`<div class="section">${l10n.t('Input')}</div>
+                ${part(entry, ctx, 'input', entry.input, true, l10n.t('input'))}`
+        }
+        ${
+          entry.status === 'pending'
+            ? html`<div class="muted">${l10n.t('No result yet.')}</div>`
+            : html`<div class=${entry.status === 'error' ? 'section error' : 'section'}>
+                  ${l10n.t('Output')}
+                </div>
+                ${part(entry, ctx, 'output', entry.output ?? '', true, l10n.t('output'))}`
+        }`
       : nothing
   }
   ${usage(entry.usage)}`;
+}
+
+type EditState =
+  | { state: 'diff'; view: NonNullable<ReturnType<typeof editOf>> }
+  /** The host cut the input: the diff needs the whole of it. */
+  | { state: 'cut'; loading: boolean };
+
+/** A file-editing call's diff, or why it has none yet; undefined for other calls (and unreadable edits). */
+function editState(
+  entry: TranscriptEntry & { kind: 'tool-call' },
+  ctx: RowContext,
+): EditState | undefined {
+  if (!isEditCall(entry.name, entry.input)) return undefined;
+  let input = entry.input;
+  if (entry.truncatedParts?.includes('input')) {
+    const full = ctx.fullText(entry.index, 'input');
+    if (typeof full !== 'string') return { state: 'cut', loading: full === null };
+    input = full;
+  }
+  const view = editOf(entry, entry.name, input);
+  return view ? { state: 'diff', view } : undefined;
+}
+
+function editBody(
+  entry: TranscriptEntry & { kind: 'tool-call' },
+  ctx: RowContext,
+  edit: EditState,
+): unknown {
+  if (edit.state === 'cut') {
+    return html`<div class="muted">
+        ${l10n.t('This edit is longer than the preview: its diff needs the whole input.')}
+      </div>
+      ${
+        edit.loading
+          ? html`<div class="muted" role="status">
+              ${l10n.t('Loading the full {0}…', l10n.t('input'))}
+            </div>`
+          : html`<button
+              class="link more"
+              aria-expanded="false"
+              @click=${() => ctx.toggle(entry, 'input')}
+            >
+              ${l10n.t('Show the edit as a diff')}
+            </button>`
+      }`;
+  }
+  if (ctx.isRaw(entry.index)) {
+    return html`<div class="section">${l10n.t('Input')}</div>
+      ${part(entry, ctx, 'input', entry.input, true, l10n.t('input'))}`;
+  }
+  return diffView(
+    edit.view,
+    ctx.isExpanded(entry.index, 'diff'),
+    () => ctx.toggle(entry, 'diff'),
+    (text) => short(text, 300),
+  );
 }
 
 function compaction(entry: TranscriptEntry & { kind: 'compaction' }, ctx: RowContext) {
@@ -369,12 +468,9 @@ function compaction(entry: TranscriptEntry & { kind: 'compaction' }, ctx: RowCon
   if (!entry.text) {
     return html`<div class="head">${label} ${time(entry.timestamp)}</div>`;
   }
-  return html`${expanderHead(entry, ctx, label)}
-  ${
-    ctx.isExpanded(entry.index, 'body')
-      ? part(entry, ctx, 'text', entry.text, false, l10n.t('summary'))
-      : nothing
-  }`;
+  const open = ctx.isExpanded(entry.index, 'body');
+  return html`${expanderHead(entry, ctx, label, open ? rawToggle(entry, ctx) : nothing)}
+  ${open ? part(entry, ctx, 'text', entry.text, false, l10n.t('summary'), true) : nothing}`;
 }
 
 function subagent(entry: TranscriptEntry & { kind: 'subagent' }, ctx: RowContext) {
@@ -390,9 +486,10 @@ function subagent(entry: TranscriptEntry & { kind: 'subagent' }, ctx: RowContext
       entry,
       'type-hierarchy-sub',
       entry.agentType ? l10n.t('Subagent · {0}', short(entry.agentType, 120)) : l10n.t('Subagent'),
-      entry.description ? html`<span class="meta">${short(entry.description)}</span>` : nothing,
+      html`${entry.description ? html`<span class="meta">${short(entry.description)}</span>` : nothing}
+      ${entry.text ? rawToggle(entry, ctx) : nothing}`,
     )}
-    ${part(entry, ctx, 'text', entry.text, false, l10n.t('task'))}
+    ${part(entry, ctx, 'text', entry.text, false, l10n.t('task'), true)}
     ${facts.length ? html`<div class="usage">${facts.join(' · ')}</div>` : nothing}
     <button class="link" @click=${() => ctx.openSubagent(entry.fileKey)}>
       ${l10n.t('Open subagent transcript')}

@@ -2,6 +2,9 @@ import { html, nothing } from 'lit';
 import type { TemplateResult } from 'lit';
 import * as l10n from '@vscode/l10n';
 import { formatNumber } from '../shared/l10n.ts';
+import { MAX_MARKDOWN_CHARS } from './markdownModel.ts';
+import { markdownBlock, markdownOf } from './markdownView.ts';
+import type { LinkActions } from './markdownView.ts';
 
 /** A collapsed text shows at most this many characters… */
 export const COLLAPSED_CHARS = 1_200;
@@ -65,6 +68,11 @@ export interface TextBlockProps {
   /** What the text is, translated, for the show-more button's accessible name ("input", "output"). */
   label: string;
   onToggle: () => void;
+  /**
+   * Draw the text as Markdown (the entry owns the parsed tree's cache; `slot` names the
+   * part), unless `raw` asks for the source or the text is too long to render.
+   */
+  markdown?: { owner: object; slot: string; actions: LinkActions; raw: boolean };
 }
 
 /**
@@ -86,31 +94,41 @@ export function textBlock(props: TextBlockProps): TemplateResult | typeof nothin
   const total = props.fullLength ?? text.length;
   const collapsible = cut || end < text.length;
   const hidden = Math.max(0, total - shown.length);
-  return html`<pre class=${props.code ? 'text code' : 'text'}>
-${highlighted(shown, highlight)}${!open && collapsible ? '…' : nothing}</pre>
-    ${
-      expanded && cut && full === null
-        ? html`<div class="muted" role="status">
-            ${l10n.t('Loading the full {0}…', props.label)}
-          </div>`
-        : nothing
-    }
-    ${
-      collapsible
-        ? html`<button
-            class="link more"
-            aria-expanded=${expanded ? 'true' : 'false'}
-            aria-label=${
-              expanded ? l10n.t('Show less {0}', props.label) : l10n.t('Show more {0}', props.label)
-            }
-            @click=${props.onToggle}
-          >
-            ${
-              expanded
-                ? l10n.t('Show less')
-                : l10n.t('Show more ({0} more characters)', formatNumber(hidden))
-            }
-          </button>`
-        : nothing
-    }`;
+  const markdown = props.markdown;
+  const body =
+    markdown && !markdown.raw && shown.length <= MAX_MARKDOWN_CHARS
+      ? html`<div class="text md">
+          ${markdownBlock(
+            markdownOf(markdown.owner, markdown.slot, shown),
+            highlight,
+            (t) => highlighted(t, highlight),
+            markdown.actions,
+          )}${!open && collapsible ? html`<p class="more-hint">…</p>` : nothing}
+        </div>`
+      : html`<pre class=${props.code ? 'text code' : 'text'}>
+${highlighted(shown, highlight)}${!open && collapsible ? '…' : nothing}</pre>`;
+  return html`${body}
+  ${
+    expanded && cut && full === null
+      ? html`<div class="muted" role="status">${l10n.t('Loading the full {0}…', props.label)}</div>`
+      : nothing
+  }
+  ${
+    collapsible
+      ? html`<button
+          class="link more"
+          aria-expanded=${expanded ? 'true' : 'false'}
+          aria-label=${
+            expanded ? l10n.t('Show less {0}', props.label) : l10n.t('Show more {0}', props.label)
+          }
+          @click=${props.onToggle}
+        >
+          ${
+            expanded
+              ? l10n.t('Show less')
+              : l10n.t('Show more ({0} more characters)', formatNumber(hidden))
+          }
+        </button>`
+      : nothing
+  }`;
 }

@@ -4,7 +4,7 @@ import { flow } from '@lit-labs/virtualizer/layouts/flow.js';
 import { virtualize, virtualizerRef } from '@lit-labs/virtualizer/virtualize.js';
 import type { VirtualizerHostElement } from '@lit-labs/virtualizer/virtualize.js';
 import { LitElement, html, nothing } from 'lit';
-import type { FileRef, TextPart } from '../../../src/shared/transcriptEntries.ts';
+import type { TextPart } from '../../../src/shared/transcriptEntries.ts';
 import type {
   HostMessage,
   TranscriptEntry,
@@ -14,8 +14,10 @@ import type {
 import * as l10n from '@vscode/l10n';
 import { L10nController, formatNumber } from '../shared/l10n.ts';
 import { host } from '../vscodeApi.ts';
+import { onLanguageLoaded } from './codeHighlight.ts';
 import { entryLabel, primaryBlock, renderEntry, rowClasses } from './entryRow.ts';
 import type { BlockKey, RowContext } from './entryRow.ts';
+import { markdownStyles } from './markdownStyles.ts';
 import { transcriptStyles } from './transcriptStyles.ts';
 import { WINDOW_SIZE, WindowCache } from './windowCache.ts';
 
@@ -33,7 +35,7 @@ let nextRequestId = 1;
 
 /** What a requestId was for; `generation` drops answers meant for a previous file. */
 type Pending =
-  | { kind: 'window'; key: number; generation: number }
+  | { kind: 'window'; key: number; count: number; generation: number }
   | { kind: 'search'; generation: number }
   | { kind: 'nextError'; generation: number }
   | { kind: 'fullText'; key: string; generation: number };
@@ -62,16 +64,22 @@ export class TranscriptView extends LitElement {
   /** One-line feedback for Next error. */
   declare notice: string;
 
-  static override styles = transcriptStyles;
+  static override styles = [transcriptStyles, markdownStyles];
 
   private readonly cache = new WindowCache(MAX_WINDOWS);
   private readonly inFlight = new Map<number, number>();
+  /** Cached windows answered while the file was shorter: asked for again, whole. */
+  private readonly shortWindows = new Set<number>();
   private readonly pending = new Map<number, Pending>();
   private readonly expanded = new Set<string>();
+  /** Entries shown as their source text (the Raw toggle). */
+  private readonly raw = new Set<number>();
   /** `${index}:${part}` → full text, null while it is on its way; insertion order = LRU. */
   private readonly fullTexts = new Map<string, string | null>();
   private generation = 0;
   private loadedKey: string | undefined;
+  /** The status state the last update saw. */
+  private shownState: TranscriptStatus['state'] | undefined;
   private count = 0;
   private items: number[] = [];
   private range = { first: 0, last: -1 };
@@ -85,18 +93,25 @@ export class TranscriptView extends LitElement {
   private pendingScroll: number | undefined;
   private search = { query: '', requestId: 0, at: undefined as number | undefined };
   private listening = false;
+  private stopLanguages: (() => void) | undefined;
 
   private readonly rowContext: RowContext = {
     isExpanded: (index, key) => this.expanded.has(`${index}:${key}`),
     toggle: (entry, key) => this.toggle(entry, key),
+    isRaw: (index) => this.raw.has(index),
+    toggleRaw: (entry) => {
+      if (!this.raw.delete(entry.index)) this.raw.add(entry.index);
+      this.requestUpdate();
+    },
     fullText: (index, part) => this.fullTexts.get(`${index}:${part}`),
     highlight: (index) => (this.mark?.index === index ? this.mark.text : undefined),
-    openFile: (file: FileRef) =>
+    openFile: (path, line) =>
       host.post({
         type: 'openFile',
-        path: file.path,
-        ...(Number.isInteger(file.line) && (file.line ?? 0) > 0 ? { line: file.line } : {}),
+        path,
+        ...(Number.isInteger(line) && (line ?? 0) > 0 ? { line } : {}),
       }),
+    openExternal: (url) => host.post({ type: 'openExternal', url }),
     openSubagent: (fileKey) => host.post({ type: 'selectFile', fileKey }),
   };
 
@@ -111,6 +126,8 @@ export class TranscriptView extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
+    // A code block's language arrived: draw the rows again (their guards see a new version).
+    this.stopLanguages ??= onLanguageLoaded(() => this.requestUpdate());
     // host.onMessage has no unsubscribe: listen once per element, for its lifetime.
     if (!this.listening) {
       this.listening = true;
@@ -118,8 +135,18 @@ export class TranscriptView extends LitElement {
     }
   }
 
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.stopLanguages?.();
+    this.stopLanguages = undefined;
+  }
+
   override willUpdate(): void {
-    if (this.fileKey !== this.loadedKey) this.reset();
+    // Loading: the host opens the file again (Retry, another file under the same key), so
+    // nothing loaded of the one before applies, even with the same key.
+    const reopened = this.status?.state === 'loading' && this.shownState !== 'loading';
+    this.shownState = this.status?.state;
+    if (this.fileKey !== this.loadedKey || reopened) this.reset();
     const ready = this.status?.state === 'ready';
     const count = this.status?.state === 'ready' ? this.status.entryCount : 0;
     if (ready && count !== this.count) {
@@ -153,8 +180,10 @@ export class TranscriptView extends LitElement {
     this.generation++;
     this.cache.clear();
     this.inFlight.clear();
+    this.shortWindows.clear();
     this.pending.clear();
     this.expanded.clear();
+    this.raw.clear();
     this.fullTexts.clear();
     this.setCount(0);
     this.range = { first: 0, last: -1 };
@@ -182,7 +211,7 @@ export class TranscriptView extends LitElement {
     this.pending.delete(message.requestId);
     if (request.generation !== this.generation) return;
     if (message.type === 'entries' && request.kind === 'window') {
-      this.onEntries(request.key, message.start, message.entries, message.total);
+      this.onEntries(request, message.start, message.entries, message.total);
     } else if (message.type === 'searchResult' && request.kind === 'search') {
       if (message.requestId !== this.search.requestId) return; // a newer search is on its way
       const { index, ordinal, total, complete } = message.result;
@@ -211,10 +240,22 @@ export class TranscriptView extends LitElement {
     }
   }
 
-  private onEntries(key: number, start: number, entries: TranscriptEntry[], total: number): void {
+  private onEntries(
+    request: { key: number; count: number },
+    start: number,
+    entries: TranscriptEntry[],
+    total: number,
+  ): void {
+    const { key } = request;
     this.inFlight.delete(key);
     const { from, to } = this.wanted();
     this.cache.put(key, start, entries, (k) => k + WINDOW_SIZE > from && k <= to);
+    // The file grew (indexing, a live file) since the window was asked for: it holds all
+    // that was asked but not the entries since. (A host that answers less than it was
+    // asked is not asked again, or the two would loop.)
+    const short = start + entries.length < Math.min(key + WINDOW_SIZE, total);
+    if (short && entries.length >= request.count) this.shortWindows.add(key);
+    else this.shortWindows.delete(key);
     if (total !== this.count) this.setCount(total);
     this.requestUpdate();
   }
@@ -233,21 +274,17 @@ export class TranscriptView extends LitElement {
     const { from, to } = this.wanted();
     const now = Date.now();
     for (let key = WindowCache.windowOf(from); key <= to; key += WINDOW_SIZE) {
-      if (this.cache.has(key)) {
+      if (this.cache.has(key) && !this.shortWindows.has(key)) {
         this.cache.touch(key);
         continue;
       }
       const askedAt = this.inFlight.get(key);
       if (askedAt !== undefined && now - askedAt < REQUEST_TIMEOUT_MS) continue;
       const requestId = nextRequestId++;
+      const count = Math.min(WINDOW_SIZE, this.count - key);
       this.inFlight.set(key, now);
-      this.pending.set(requestId, { kind: 'window', key, generation: this.generation });
-      host.post({
-        type: 'getEntries',
-        requestId,
-        start: key,
-        count: Math.min(WINDOW_SIZE, this.count - key),
-      });
+      this.pending.set(requestId, { kind: 'window', key, count, generation: this.generation });
+      host.post({ type: 'getEntries', requestId, start: key, count });
     }
   }
 
@@ -259,7 +296,9 @@ export class TranscriptView extends LitElement {
     }
     this.expanded.add(id);
     // Only "show more" on a part the host cut asks for the rest; the preview needs nothing.
-    if (key !== 'body' && entry.truncatedParts?.includes(key)) this.fetchFullText(entry.index, key);
+    if (key !== 'body' && key !== 'diff' && entry.truncatedParts?.includes(key)) {
+      this.fetchFullText(entry.index, key);
+    }
     this.requestUpdate();
   }
 
