@@ -9,8 +9,12 @@ import type { TranscriptEntry, TranscriptFileView } from '../../../src/shared/pr
 export interface TranscriptSetup {
   /** Generated entries (see fixture/generate.ts), or… */
   generated?: number;
-  /** …these entries. */
+  /** …these entries (with the untruncated parts as `${index}:${part}` → text). */
   entries?: TranscriptEntry[];
+  fullTexts?: Record<string, string>;
+  format?: string;
+  /** The count the ready status gives, when it differs from the source's (still indexing). */
+  entryCount?: number;
   /** Named big-text scenario built in the page (a 5 MB string does not cross CDP). */
   bigText?: boolean;
   /** The XSS corpus as entries of every kind (built in the page from xssCorpus.ts). */
@@ -56,12 +60,27 @@ export interface Probe {
   /** Scrolls down by most of a screen; true when the end was already reached. */
   pageDown(): boolean;
   setTranscriptHeight(px: number): void;
+  /**
+   * Pages through the whole transcript in the page (no round trip per page), opening every
+   * expander and "show more" on each, until `expected` entries were rendered (three passes
+   * at most); the distinct entries rendered.
+   */
+  walkTranscript(expected: number, maxPages?: number): Promise<{ entries: number; pages: number }>;
+  /** Shows each of the app's four tabs in turn (Details, Transcript, Comments, Usage). */
+  showAppTabs(): Promise<number>;
   /** Clicks every collapsed expander and "show more" in the rendered rows; returns how many. */
   expandAll(): number;
   /** The element that has focus, through shadow roots: "tag.class[data-index]". */
   activeElement(): string;
   focusRow(index: number): boolean;
   scan(): ScanReport;
+  /**
+   * Every element any component (or the page) ever attached since the last clear, seen by
+   * MutationObservers on every shadow root as it was created: elements a scan at the end
+   * would miss (rows virtualized away, re-rendered) are in it too.
+   */
+  watched(): { tags: Record<string, string[]>; problems: string[]; elements: number };
+  clearWatched(): void;
   /** Flags payloads would set, CSP violations and errors the page saw. */
   health(): { xss: unknown; violations: string[]; errors: string[] };
 }

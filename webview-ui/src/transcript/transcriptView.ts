@@ -4,7 +4,7 @@ import { flow } from '@lit-labs/virtualizer/layouts/flow.js';
 import { virtualize, virtualizerRef } from '@lit-labs/virtualizer/virtualize.js';
 import type { VirtualizerHostElement } from '@lit-labs/virtualizer/virtualize.js';
 import { LitElement, html, nothing } from 'lit';
-import type { TextPart } from '../../../src/shared/transcriptEntries.ts';
+import type { FileRef, TextPart } from '../../../src/shared/transcriptEntries.ts';
 import type {
   HostMessage,
   TranscriptEntry,
@@ -14,10 +14,8 @@ import type {
 import * as l10n from '@vscode/l10n';
 import { L10nController, formatNumber } from '../shared/l10n.ts';
 import { host } from '../vscodeApi.ts';
-import { onLanguageLoaded } from './codeHighlight.ts';
 import { entryLabel, primaryBlock, renderEntry, rowClasses } from './entryRow.ts';
 import type { BlockKey, RowContext } from './entryRow.ts';
-import { markdownStyles } from './markdownStyles.ts';
 import { transcriptStyles } from './transcriptStyles.ts';
 import { WINDOW_SIZE, WindowCache } from './windowCache.ts';
 
@@ -64,7 +62,7 @@ export class TranscriptView extends LitElement {
   /** One-line feedback for Next error. */
   declare notice: string;
 
-  static override styles = [transcriptStyles, markdownStyles];
+  static override styles = transcriptStyles;
 
   private readonly cache = new WindowCache(MAX_WINDOWS);
   private readonly inFlight = new Map<number, number>();
@@ -72,8 +70,6 @@ export class TranscriptView extends LitElement {
   private readonly shortWindows = new Set<number>();
   private readonly pending = new Map<number, Pending>();
   private readonly expanded = new Set<string>();
-  /** Entries shown as their source text (the Raw toggle). */
-  private readonly raw = new Set<number>();
   /** `${index}:${part}` → full text, null while it is on its way; insertion order = LRU. */
   private readonly fullTexts = new Map<string, string | null>();
   private generation = 0;
@@ -93,25 +89,18 @@ export class TranscriptView extends LitElement {
   private pendingScroll: number | undefined;
   private search = { query: '', requestId: 0, at: undefined as number | undefined };
   private listening = false;
-  private stopLanguages: (() => void) | undefined;
 
   private readonly rowContext: RowContext = {
     isExpanded: (index, key) => this.expanded.has(`${index}:${key}`),
     toggle: (entry, key) => this.toggle(entry, key),
-    isRaw: (index) => this.raw.has(index),
-    toggleRaw: (entry) => {
-      if (!this.raw.delete(entry.index)) this.raw.add(entry.index);
-      this.requestUpdate();
-    },
     fullText: (index, part) => this.fullTexts.get(`${index}:${part}`),
     highlight: (index) => (this.mark?.index === index ? this.mark.text : undefined),
-    openFile: (path, line) =>
+    openFile: (file: FileRef) =>
       host.post({
         type: 'openFile',
-        path,
-        ...(Number.isInteger(line) && (line ?? 0) > 0 ? { line } : {}),
+        path: file.path,
+        ...(Number.isInteger(file.line) && (file.line ?? 0) > 0 ? { line: file.line } : {}),
       }),
-    openExternal: (url) => host.post({ type: 'openExternal', url }),
     openSubagent: (fileKey) => host.post({ type: 'selectFile', fileKey }),
   };
 
@@ -126,19 +115,11 @@ export class TranscriptView extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    // A code block's language arrived: draw the rows again (their guards see a new version).
-    this.stopLanguages ??= onLanguageLoaded(() => this.requestUpdate());
     // host.onMessage has no unsubscribe: listen once per element, for its lifetime.
     if (!this.listening) {
       this.listening = true;
       host.onMessage((message) => this.onHostMessage(message));
     }
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    this.stopLanguages?.();
-    this.stopLanguages = undefined;
   }
 
   override willUpdate(): void {
@@ -183,7 +164,6 @@ export class TranscriptView extends LitElement {
     this.shortWindows.clear();
     this.pending.clear();
     this.expanded.clear();
-    this.raw.clear();
     this.fullTexts.clear();
     this.setCount(0);
     this.range = { first: 0, last: -1 };
@@ -296,9 +276,7 @@ export class TranscriptView extends LitElement {
     }
     this.expanded.add(id);
     // Only "show more" on a part the host cut asks for the rest; the preview needs nothing.
-    if (key !== 'body' && key !== 'diff' && entry.truncatedParts?.includes(key)) {
-      this.fetchFullText(entry.index, key);
-    }
+    if (key !== 'body' && entry.truncatedParts?.includes(key)) this.fetchFullText(entry.index, key);
     this.requestUpdate();
   }
 
