@@ -4,7 +4,7 @@ import { flow } from '@lit-labs/virtualizer/layouts/flow.js';
 import { virtualize, virtualizerRef } from '@lit-labs/virtualizer/virtualize.js';
 import type { VirtualizerHostElement } from '@lit-labs/virtualizer/virtualize.js';
 import { LitElement, html, nothing } from 'lit';
-import type { FileRef, TextPart } from '../../../src/shared/transcriptEntries.ts';
+import type { TextPart } from '../../../src/shared/transcriptEntries.ts';
 import type {
   HostMessage,
   TranscriptEntry,
@@ -14,8 +14,10 @@ import type {
 import * as l10n from '@vscode/l10n';
 import { L10nController, formatNumber } from '../shared/l10n.ts';
 import { host } from '../vscodeApi.ts';
+import { onLanguageLoaded } from './codeHighlight.ts';
 import { entryLabel, primaryBlock, renderEntry, rowClasses } from './entryRow.ts';
 import type { BlockKey, RowContext } from './entryRow.ts';
+import { markdownStyles } from './markdownStyles.ts';
 import { transcriptStyles } from './transcriptStyles.ts';
 import { WINDOW_SIZE, WindowCache } from './windowCache.ts';
 
@@ -62,7 +64,7 @@ export class TranscriptView extends LitElement {
   /** One-line feedback for Next error. */
   declare notice: string;
 
-  static override styles = transcriptStyles;
+  static override styles = [transcriptStyles, markdownStyles];
 
   private readonly cache = new WindowCache(MAX_WINDOWS);
   private readonly inFlight = new Map<number, number>();
@@ -70,6 +72,8 @@ export class TranscriptView extends LitElement {
   private readonly shortWindows = new Set<number>();
   private readonly pending = new Map<number, Pending>();
   private readonly expanded = new Set<string>();
+  /** Entries shown as their source text (the Raw toggle). */
+  private readonly raw = new Set<number>();
   /** `${index}:${part}` → full text, null while it is on its way; insertion order = LRU. */
   private readonly fullTexts = new Map<string, string | null>();
   private generation = 0;
@@ -89,18 +93,25 @@ export class TranscriptView extends LitElement {
   private pendingScroll: number | undefined;
   private search = { query: '', requestId: 0, at: undefined as number | undefined };
   private listening = false;
+  private stopLanguages: (() => void) | undefined;
 
   private readonly rowContext: RowContext = {
     isExpanded: (index, key) => this.expanded.has(`${index}:${key}`),
     toggle: (entry, key) => this.toggle(entry, key),
+    isRaw: (index) => this.raw.has(index),
+    toggleRaw: (entry) => {
+      if (!this.raw.delete(entry.index)) this.raw.add(entry.index);
+      this.requestUpdate();
+    },
     fullText: (index, part) => this.fullTexts.get(`${index}:${part}`),
     highlight: (index) => (this.mark?.index === index ? this.mark.text : undefined),
-    openFile: (file: FileRef) =>
+    openFile: (path, line) =>
       host.post({
         type: 'openFile',
-        path: file.path,
-        ...(Number.isInteger(file.line) && (file.line ?? 0) > 0 ? { line: file.line } : {}),
+        path,
+        ...(Number.isInteger(line) && (line ?? 0) > 0 ? { line } : {}),
       }),
+    openExternal: (url) => host.post({ type: 'openExternal', url }),
     openSubagent: (fileKey) => host.post({ type: 'selectFile', fileKey }),
   };
 
@@ -115,11 +126,19 @@ export class TranscriptView extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
+    // A code block's language arrived: draw the rows again (their guards see a new version).
+    this.stopLanguages ??= onLanguageLoaded(() => this.requestUpdate());
     // host.onMessage has no unsubscribe: listen once per element, for its lifetime.
     if (!this.listening) {
       this.listening = true;
       host.onMessage((message) => this.onHostMessage(message));
     }
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.stopLanguages?.();
+    this.stopLanguages = undefined;
   }
 
   override willUpdate(): void {
@@ -164,6 +183,7 @@ export class TranscriptView extends LitElement {
     this.shortWindows.clear();
     this.pending.clear();
     this.expanded.clear();
+    this.raw.clear();
     this.fullTexts.clear();
     this.setCount(0);
     this.range = { first: 0, last: -1 };
@@ -276,7 +296,9 @@ export class TranscriptView extends LitElement {
     }
     this.expanded.add(id);
     // Only "show more" on a part the host cut asks for the rest; the preview needs nothing.
-    if (key !== 'body' && entry.truncatedParts?.includes(key)) this.fetchFullText(entry.index, key);
+    if (key !== 'body' && key !== 'diff' && entry.truncatedParts?.includes(key)) {
+      this.fetchFullText(entry.index, key);
+    }
     this.requestUpdate();
   }
 
