@@ -223,6 +223,46 @@ for (const engine of engines) {
   });
 }
 
+describe('the two engines agree', () => {
+  it('ripgrep and the Node scanner find the same results in a 2.7 MB real session (long lines too)', async (t) => {
+    if (!rg)
+      return t.diagnostic('no code-server ripgrep on this machine: only the Node engine ran');
+    const big =
+      'test/fixtures/real/claude/spotter/transcripts/258c7280-ae70-4798-800f-63464d01a85d.jsonl';
+    const lines = readFileSync(big, 'utf8').split('\n');
+    assert.ok(
+      lines.some((l) => l.length > 64 * 1024),
+      'the file has lines longer than a read block',
+    );
+    const both = async (text: string, regex: boolean) => {
+      const results: string[][] = [];
+      for (const engine of [undefined, rg]) {
+        const hits: string[] = [];
+        await searchSessions({
+          targets: [target(big, 'claude-code')],
+          query: { text, regex, caseSensitive: false },
+          filters: NO_FILTERS,
+          ...(engine && { rg: engine }),
+          onHits: (u) => {
+            hits.length = 0;
+            hits.push(...u.hits.map((h) => `${h.line}:${h.offset}:${h.kind}:${h.text}`));
+          },
+        });
+        results.push(hits);
+      }
+      return results;
+    };
+    for (const [text, regex] of [
+      ['defmodule', false],
+      ['mix (test|compile)', true],
+    ] as const) {
+      const [node, ripgrep] = await both(text, regex);
+      assert.ok(node!.length > 0, text);
+      assert.deepEqual(ripgrep, node, text);
+    }
+  });
+});
+
 describe('collectSearchTargets: downloaded remote transcripts', () => {
   it('lists the cached main file of each session of a known connection, with its format', async () => {
     const storage = mkdtempSync(path.join(os.tmpdir(), 'asi-search-cache-'));
