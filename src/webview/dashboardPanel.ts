@@ -12,6 +12,7 @@ import { isBackendError } from '../domain/errors.ts';
 import { DETAIL_MAX_LENGTH, plainSurfaceText, surfaceLabel } from '../domain/surfaceText.ts';
 import type {
   DashboardPanelState,
+  DashboardRange,
   DashboardToHost,
   DashboardView,
   HostToDashboard,
@@ -155,35 +156,14 @@ function dashboardTab(
   let lastFilters = deps.store.state(connectionId)?.filters;
   let lastSource = deps.store.source(connectionId);
 
-  /** The view for the current range; undefined when the connection lost its dashboard. */
-  const fetchView = async (signal: AbortSignal): Promise<DashboardView | undefined> => {
-    const state = deps.store.state(connectionId);
-    const source = deps.store.source(connectionId);
-    lastSource = source;
-    if (!state) return undefined;
-    const connectionLabel = state.config.label;
-    const local = sourceOperation(source, 'localFiles');
-    if (local) {
-      // This machine's transcripts, by local day; the tree's filters do not apply.
-      const since = range === null ? undefined : localRangeStart(range);
-      const report = await local.usage({ ...(since ? { since } : {}), signal });
-      const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-      return localUsageView(report, { connectionLabel, range, timeZone });
-    }
-    const tools = sourceOperation(source, 'tools');
-    if (!tools) return undefined;
-    const filters = dashboardFilters(state.filters, range);
-    const data = await deps.adapters().fetchDashboardData(tools, { filters, signal });
-    return toDashboardView(data, { connectionLabel, range, filters });
-  };
-
   const load = async () => {
     running?.abort();
     const controller = new AbortController();
     running = controller;
     post({ type: 'loading' });
     try {
-      const view = await fetchView(controller.signal);
+      lastSource = deps.store.source(connectionId);
+      const view = await fetchView(deps, connectionId, range, controller.signal);
       if (controller.signal.aborted) return;
       post(
         view
@@ -229,4 +209,30 @@ function dashboardTab(
     },
     dispose: () => running?.abort(),
   };
+}
+
+/** The view of a connection's usage for a range; undefined when it lost its dashboard. */
+async function fetchView(
+  deps: UsageDashboardDeps,
+  connectionId: string,
+  range: DashboardRange,
+  signal: AbortSignal,
+): Promise<DashboardView | undefined> {
+  const state = deps.store.state(connectionId);
+  const source = deps.store.source(connectionId);
+  if (!state) return undefined;
+  const connectionLabel = state.config.label;
+  const local = sourceOperation(source, 'localFiles');
+  if (local) {
+    // This machine's transcripts, by local day; the tree's filters do not apply.
+    const since = range === null ? undefined : localRangeStart(range);
+    const report = await local.usage({ ...(since ? { since } : {}), signal });
+    const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    return localUsageView(report, { connectionLabel, range, timeZone });
+  }
+  const tools = sourceOperation(source, 'tools');
+  if (!tools) return undefined;
+  const filters = dashboardFilters(state.filters, range);
+  const data = await deps.adapters().fetchDashboardData(tools, { filters, signal });
+  return toDashboardView(data, { connectionLabel, range, filters });
 }
