@@ -223,8 +223,9 @@ async function execute(
 }
 
 /**
- * The query box: the last query selected, toggles for regex and case in its title bar,
- * and a button that edits the filters (then comes back here).
+ * The query box: the last query selected, toggles for match case and regex in its title
+ * bar (the prompt line says which are on, with the filters), and a button that edits the
+ * filters (then comes back here).
  */
 async function promptSearch(
   deps: SearchCommandDeps,
@@ -242,15 +243,13 @@ async function promptSearch(
         box.prompt = describeFilters(state);
         box.buttons = [
           {
-            iconPath: new vscode.ThemeIcon(
-              state.caseSensitive ? 'case-sensitive' : 'preserve-case',
-            ),
+            iconPath: new vscode.ThemeIcon('case-sensitive'),
             tooltip: state.caseSensitive
               ? vscode.l10n.t('Match Case: on')
               : vscode.l10n.t('Match Case: off'),
           },
           {
-            iconPath: new vscode.ThemeIcon(state.regex ? 'regex' : 'whole-word'),
+            iconPath: new vscode.ThemeIcon('regex'),
             tooltip: state.regex
               ? vscode.l10n.t('Use Regular Expression: on')
               : vscode.l10n.t('Use Regular Expression: off'),

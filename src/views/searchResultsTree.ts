@@ -242,6 +242,8 @@ export function summaryText(summary: SearchSummary, query: string): string {
           q,
           summary.files,
         );
+  if (summary.hidden > 0)
+    text += ` ${vscode.l10n.t('{0} matches only in ids, paths or other metadata are left out.', summary.hidden)}`;
   if (summary.truncated) text += ` ${vscode.l10n.t('Stopped at the result limit.')}`;
   if (summary.cancelled) text += ` ${vscode.l10n.t('Search cancelled.')}`;
   return text;
