@@ -73,7 +73,11 @@ async function searchCorpus(targetMb: number): Promise<{ files: string[]; bytes:
       await cp(base.root, path.join(dir, `copy-${i}`), { recursive: true });
     await writeFile(marker, '');
   }
-  const files = jsonlFiles(dir);
+  // Newest first, as the local source lists sessions (and the search reads them).
+  const files = jsonlFiles(dir)
+    .map((f) => ({ f, stat: statSync(f) }))
+    .sort((a, b) => b.stat.mtimeMs - a.stat.mtimeMs)
+    .map((x) => x.f);
   return { files, bytes: files.reduce((n, f) => n + statSync(f).size, 0) };
 }
 

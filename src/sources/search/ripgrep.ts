@@ -97,14 +97,20 @@ export async function runRipgrep(options: {
   onMatch: (match: RawMatch) => boolean | void;
   /** Threads for ripgrep (default: its own choice). */
   threads?: number;
+  /**
+   * Files the first process searches alone (default: all in one): ripgrep prints a file's
+   * matches when that file is done, so a small first batch shows the first results sooner.
+   */
+  firstBatch?: number;
 }): Promise<void> {
   const base = ripgrepArgs(options.pattern);
   if (options.threads) base.unshift(`--threads=${options.threads}`);
   let batch: string[] = [];
   let chars = 0;
   const batches: string[][] = [];
-  for (const file of options.files) {
-    if (batch.length && chars + file.length + 3 > MAX_ARGS_CHARS) {
+  const first = options.firstBatch ?? 0;
+  for (const [i, file] of options.files.entries()) {
+    if (batch.length && (chars + file.length + 3 > MAX_ARGS_CHARS || i === first)) {
       batches.push(batch);
       batch = [];
       chars = 0;

@@ -9,7 +9,7 @@
  * Only the first `maxPerSession` results of a session are read back and shown; further
  * raw matches are counted. The whole search stops at `maxResults` shown results.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   classifyMatch,
@@ -105,6 +105,8 @@ const MAX_LINE_BYTES = 32 << 20;
 const WINDOW_BYTES = 16 << 10;
 /** A block read for a line starts this far before the match (the line's start is usually in it). */
 const BLOCK_BEFORE = 2048;
+/** Bytes the first ripgrep process searches alone (see firstBatch). */
+const FIRST_BATCH_BYTES = 16 << 20;
 /** The result loop yields to the event loop this often (ms). */
 const SLICE_MS = 8;
 
@@ -213,6 +215,7 @@ export async function searchSessions(options: SearchOptions): Promise<SearchSumm
       const signal = anySignal(options.signal, () => stopEngine);
       if (options.rg)
         await runRipgrep({
+          firstBatch: firstBatch(files),
           rg: options.rg,
           pattern: enginePattern(options.query),
           files,
@@ -239,6 +242,23 @@ export async function searchSessions(options: SearchOptions): Promise<SearchSumm
     results: summary.results,
   });
   return summary;
+}
+
+/**
+ * How many of the first files (newest sessions come first) make up about FIRST_BATCH_BYTES:
+ * searched by a process of their own, they give the first results while the rest waits.
+ */
+function firstBatch(files: readonly string[]): number {
+  let bytes = 0;
+  for (let i = 0; i < files.length && i < 64; i++) {
+    try {
+      bytes += statSync(files[i]!).size;
+    } catch {
+      // gone: ripgrep skips it too
+    }
+    if (bytes >= FIRST_BATCH_BYTES) return i + 1;
+  }
+  return Math.min(files.length, 64);
 }
 
 /** An AbortSignal that fires with `outer` or as soon as `stop()` says so (checked often). */
