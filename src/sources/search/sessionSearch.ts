@@ -360,6 +360,11 @@ class LineReader {
   private last: { path: string; line: number; read: ReadLine } | undefined;
   /** The last block read: matches come in file order, so the next lines are often in it. */
   private block: { start: number; bytes: Buffer } | undefined;
+  /**
+   * The block's memory, reused for every block read: a line read from it is used (located,
+   * parsed, cut into a snippet) before the next read, and no result keeps its bytes.
+   */
+  private readonly blockBuffer = Buffer.allocUnsafe(WINDOW_BYTES);
   private lastRecord:
     { key: string; line: number; record: NormalizedRecord | undefined } | undefined;
 
@@ -393,7 +398,7 @@ class LineReader {
     let block = this.block;
     if (!block || offset < block.start || offset >= block.start + block.bytes.length) {
       const start = Math.max(0, offset - BLOCK_BEFORE);
-      block = { start, bytes: readAt(fd, start, WINDOW_BYTES) };
+      block = { start, bytes: readInto(fd, this.blockBuffer, start) };
       this.block = block;
     }
     const at = offset - block.start;
@@ -428,6 +433,17 @@ class LineReader {
     this.path = path;
     return this.fd;
   }
+}
+
+/** Fills `buf` from `position` (less at the end of the file); returns the bytes read. */
+function readInto(fd: number, buf: Buffer, position: number): Buffer {
+  let done = 0;
+  while (done < buf.length) {
+    const bytesRead = readSync(fd, buf, done, buf.length - done, position + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return buf.subarray(0, done);
 }
 
 function readAt(fd: number, position: number, length: number): Buffer {
