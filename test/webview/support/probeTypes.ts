@@ -66,7 +66,7 @@ export interface Probe {
    * at most); the distinct entries rendered.
    */
   walkTranscript(expected: number, maxPages?: number): Promise<{ entries: number; pages: number }>;
-  /** Shows each of the app's four tabs in turn (Details, Transcript, Comments, Usage). */
+  /** Shows each of the app's tabs in turn (Details, Transcript, Comments, Usage, Changes). */
   showAppTabs(): Promise<number>;
   /** Clicks every collapsed expander and "show more" in the rendered rows; returns how many. */
   expandAll(): number;
