@@ -36,13 +36,16 @@ export interface ChangesDeps {
 }
 
 const keyOf = (s: SessionSummary) => `${s.connectionId}/${s.id}`;
+/** Loads kept per session (a reload in the panel must not empty the diffs already open). */
+const KEPT_LOADS = 3;
 
 /**
  * Loads a session's changes (kept until loaded again) and serves their texts to the diff
  * editors through the `session-inspector-change:` scheme.
  */
 export class SessionChangeDocuments implements vscode.TextDocumentContentProvider {
-  private readonly loaded = new Map<string, Loaded>();
+  /** The last few loads of each session, newest last: open diffs keep showing what they showed. */
+  private readonly loaded = new Map<string, Loaded[]>();
   private version = 0;
   private readonly deps: ChangesDeps;
 
@@ -61,13 +64,14 @@ export class SessionChangeDocuments implements vscode.TextDocumentContentProvide
     });
     if (!changes) return undefined;
     const loaded = { session, changes, version: ++this.version };
-    this.loaded.set(keyOf(session), loaded);
+    const kept = [...(this.loaded.get(keyOf(session)) ?? []), loaded].slice(-KEPT_LOADS);
+    this.loaded.set(keyOf(session), kept);
     return loaded;
   }
 
   /** The last load of a session, or a new one. */
   async current(session: SessionSummary): Promise<Loaded | undefined> {
-    return this.loaded.get(keyOf(session)) ?? this.load(session);
+    return this.loaded.get(keyOf(session))?.at(-1) ?? this.load(session);
   }
 
   uri(loaded: Loaded, index: number, side: Side): vscode.Uri {
@@ -89,9 +93,11 @@ export class SessionChangeDocuments implements vscode.TextDocumentContentProvide
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     const query = new URLSearchParams(uri.query);
-    const loaded = this.loaded.get(query.get('k') ?? '');
+    const loaded = this.loaded
+      .get(query.get('k') ?? '')
+      ?.find((l) => String(l.version) === query.get('v'));
     const file = loaded?.changes.files[Number(query.get('i'))];
-    if (!loaded || !file || String(loaded.version) !== query.get('v')) {
+    if (!file) {
       return vscode.l10n.t(
         "This change is no longer loaded. Open the session's changes again (Show Changes).",
       );

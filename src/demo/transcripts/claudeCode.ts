@@ -465,7 +465,9 @@ export class ClaudeSession {
       name: 'Read',
       input,
       run: () => {
-        const text = fileContent(this.project, rel);
+        // Claude Code numbers the lines of text.split('\n'): a final newline shows as an empty last line.
+        const content = fileContent(this.project, rel);
+        const text = content.endsWith('\n') ? `${content}\n` : content;
         const lines = linesOf(text);
         const start = offset ?? 1;
         const count = Math.min(limit ?? lines.length, lines.length - start + 1);

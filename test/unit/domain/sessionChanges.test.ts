@@ -619,6 +619,17 @@ describe('the demo session that edits three files', () => {
     assert.equal(created.before, null);
     assert.ok(created.after && created.added > 0);
     assert.ok(edited.before && edited.after && edited.before !== edited.after);
+    // The text the generator recorded as the Edit's original (as Claude Code does).
+    const recorded = generated.main
+      .split('\n')
+      .filter((l) => l.includes('"originalFile"'))
+      .map(
+        (l) =>
+          (JSON.parse(l) as { toolUseResult: { filePath: string; originalFile: string } })
+            .toolUseResult,
+      )
+      .find((r) => r.filePath === edited.path);
+    assert.equal(edited.before, recorded?.originalFile);
     assert.equal(multi.fragments.length, 2);
     for (const f of firstThree) assert.ok(f.path.startsWith(`${cwd}/`));
   });
