@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import { sessionOf } from './commandArgs.ts';
+import { pickSessionFrom } from './sessionPicker.ts';
 import type { ExportProgress } from '../domain/export/exportRunner.ts';
 import {
   exportFileName,
@@ -283,28 +284,18 @@ async function pickTarget(
   });
 }
 
-async function pickExportable(store: SessionStore): Promise<SessionSummary | undefined> {
-  const sessions = store
-    .connections()
-    .filter((c) => c.capabilities?.transcripts !== false)
-    .flatMap((c) => c.sessions);
-  if (sessions.length === 0) {
-    void showInformation(
-      vscode.l10n.t('No sessions are loaded yet. Open the Sessions view or add a connection.'),
-    );
-    return undefined;
-  }
-  const picked = await vscode.window.showQuickPick(
-    sessions.map((session) => ({
-      label: surfaceLabel(session.label),
-      description: plainSurfaceText(
-        [session.harness, session.repository].filter(Boolean).join(' · '),
-        { maxLength: DETAIL_MAX_LENGTH, breakUrls: true },
+function pickExportable(store: SessionStore): Promise<SessionSummary | undefined> {
+  return pickSessionFrom(
+    store
+      .connections()
+      .filter((c) => c.capabilities?.transcripts !== false)
+      .flatMap((c) => c.sessions),
+    {
+      empty: vscode.l10n.t(
+        'No sessions are loaded yet. Open the Sessions view or add a connection.',
       ),
-      detail: relativeTime(session.lastActivityAt),
-      session,
-    })),
-    { placeHolder: vscode.l10n.t('Export which session?'), matchOnDescription: true },
+      detail: (session) => relativeTime(session.lastActivityAt),
+      quickPick: { placeHolder: vscode.l10n.t('Export which session?'), matchOnDescription: true },
+    },
   );
-  return picked?.session;
 }

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
 import { sessionOf } from './commandArgs.ts';
+import { pickSessionFrom } from './sessionPicker.ts';
 import { relativeTime } from '../domain/format.ts';
 import { isResumable, resumePlan, type ResumeCommand, type ResumePlan } from '../domain/resume.ts';
 import type { SessionSummary } from '../domain/session.ts';
@@ -118,38 +119,27 @@ async function workingFolder(session: SessionSummary, command: ResumeCommand): P
   return home;
 }
 
-async function pickResumable(store: SessionStore): Promise<SessionSummary | undefined> {
-  const sessions = store
-    .connections()
-    .filter((c) => c.capabilities?.resume)
-    .flatMap((c) => c.sessions)
-    .filter(isResumable);
-  if (sessions.length === 0) {
-    void showInformation(
-      vscode.l10n.t(
+function pickResumable(store: SessionStore): Promise<SessionSummary | undefined> {
+  return pickSessionFrom(
+    store
+      .connections()
+      .filter((c) => c.capabilities?.resume)
+      .flatMap((c) => c.sessions)
+      .filter(isResumable),
+    {
+      empty: vscode.l10n.t(
         'No local Claude Code or Codex session is loaded. Add the local connection (Add Connection, then Local transcripts) or refresh it.',
       ),
-    );
-    return undefined;
-  }
-  const picked = await vscode.window.showQuickPick(
-    sessions.map((session) => ({
-      label: surfaceLabel(session.label),
-      description: plainSurfaceText(
-        [session.harness, session.repository].filter(Boolean).join(' · '),
-        { maxLength: DETAIL_MAX_LENGTH, breakUrls: true },
-      ),
-      detail: plainSurfaceText(
-        [relativeTime(session.lastActivityAt), session.resumeId].filter(Boolean).join(' · '),
-        { maxLength: DETAIL_MAX_LENGTH, breakUrls: true },
-      ),
-      session,
-    })),
-    {
-      placeHolder: vscode.l10n.t('Resume which session in a terminal?'),
-      matchOnDescription: true,
-      matchOnDetail: true,
+      detail: (session) =>
+        plainSurfaceText(
+          [relativeTime(session.lastActivityAt), session.resumeId].filter(Boolean).join(' · '),
+          { maxLength: DETAIL_MAX_LENGTH, breakUrls: true },
+        ),
+      quickPick: {
+        placeHolder: vscode.l10n.t('Resume which session in a terminal?'),
+        matchOnDescription: true,
+        matchOnDetail: true,
+      },
     },
   );
-  return picked?.session;
 }

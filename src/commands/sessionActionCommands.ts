@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
 import { sessionOf } from './commandArgs.ts';
+import { pickSessionFrom } from './sessionPicker.ts';
 import { resumePlan } from '../domain/resume.ts';
 import type { SessionSummary } from '../domain/session.ts';
 import { sessionLink } from '../domain/sessionLink.ts';
 import { relativeTime } from '../domain/format.ts';
-import { DETAIL_MAX_LENGTH, plainSurfaceText, surfaceLabel } from '../domain/surfaceText.ts';
+import { plainSurfaceText, surfaceLabel } from '../domain/surfaceText.ts';
 import type { ArchiveStore } from '../store/archiveStore.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import { showInformation } from '../views/safeMessage.ts';
@@ -146,7 +147,7 @@ function note(text: string): void {
 }
 
 /** From the palette: sessions the command applies to (archived ones only for Unarchive). */
-async function pickSession(
+function pickSession(
   store: SessionStore,
   tree: SessionsTreeProvider,
   archive: ArchiveStore,
@@ -166,25 +167,16 @@ async function pickSession(
         return true;
     }
   };
-  const sessions = store
-    .connections()
-    .flatMap((c) => c.sessions)
-    .filter(applies);
-  if (sessions.length === 0) {
-    void showInformation(vscode.l10n.t('No loaded session fits this command.'));
-    return undefined;
-  }
-  const picked = await vscode.window.showQuickPick(
-    sessions.map((session) => ({
-      label: surfaceLabel(session.label),
-      description: `${statusLabel(session.status.status)} · ${plainSurfaceText(
-        [session.harness, session.repository].filter(Boolean).join(' · '),
-        { maxLength: DETAIL_MAX_LENGTH, breakUrls: true },
-      )}`,
-      detail: relativeTime(session.lastActivityAt),
-      session,
-    })),
-    { placeHolder: vscode.l10n.t('Which session?'), matchOnDescription: true },
+  return pickSessionFrom(
+    store
+      .connections()
+      .flatMap((c) => c.sessions)
+      .filter(applies),
+    {
+      empty: vscode.l10n.t('No loaded session fits this command.'),
+      withStatus: true,
+      detail: (session) => relativeTime(session.lastActivityAt),
+      quickPick: { placeHolder: vscode.l10n.t('Which session?'), matchOnDescription: true },
+    },
   );
-  return picked?.session;
 }

@@ -1,8 +1,7 @@
 import * as vscode from 'vscode';
+import { pickSessionFrom } from './sessionPicker.ts';
 import { relativeTime } from '../domain/format.ts';
-import { DETAIL_MAX_LENGTH, plainSurfaceText, surfaceLabel } from '../domain/surfaceText.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
-import { showInformation } from '../views/safeMessage.ts';
 import type { TreeNode } from '../views/sessionsTree.ts';
 
 /** The status-bar click: pick a waiting session and reveal it in the tree. */
@@ -12,26 +11,15 @@ export function registerWaitingCommands(
 ): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('sessionInspector.showWaiting', async () => {
-      const waiting = store.waiting();
-      if (waiting.length === 0) {
-        void showInformation(vscode.l10n.t('No session is waiting on you.'));
-        return;
-      }
-      const picked = await vscode.window.showQuickPick(
-        waiting.map((session) => ({
-          label: surfaceLabel(session.label),
-          description: plainSurfaceText(
-            [session.harness, session.repository].filter(Boolean).join(' · '),
-            { maxLength: DETAIL_MAX_LENGTH, breakUrls: true },
-          ),
-          detail: vscode.l10n.t('waiting since {0}', relativeTime(session.waitingSince) ?? '?'),
-          session,
-        })),
-        { placeHolder: vscode.l10n.t('Sessions waiting on you') },
-      );
-      if (picked) {
+      const session = await pickSessionFrom(store.waiting(), {
+        empty: vscode.l10n.t('No session is waiting on you.'),
+        detail: (waiting) =>
+          vscode.l10n.t('waiting since {0}', relativeTime(waiting.waitingSince) ?? '?'),
+        quickPick: { placeHolder: vscode.l10n.t('Sessions waiting on you') },
+      });
+      if (session) {
         await view.reveal(
-          { kind: 'session', session: picked.session },
+          { kind: 'session', session },
           { select: true, focus: true, expand: true },
         );
       }
