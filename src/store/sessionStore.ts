@@ -179,15 +179,9 @@ export class SessionStore {
       state.error = undefined;
       this.notifyStarted(state, before);
     } catch (error) {
-      state.error = isBackendError(error)
-        ? error
-        : new BackendError('invalidResponse', String(error));
-      this.log.warn(`${state.config.label}: ${state.error.kind}: ${state.error.message}`);
+      this.recordError(state, error);
     } finally {
-      state.loading = false;
-      this.inFlight.delete(connectionId);
-      settled();
-      this.emit(connectionId);
+      this.finishLoad(connectionId, state, settled);
     }
   }
 
@@ -342,16 +336,26 @@ export class SessionStore {
       }
       if (before) this.notifyStarted(state, before);
     } catch (error) {
-      state.error = isBackendError(error)
-        ? error
-        : new BackendError('invalidResponse', String(error));
-      this.log.warn(`${state.config.label}: ${state.error.kind}: ${state.error.message}`);
+      this.recordError(state, error);
     } finally {
-      state.loading = false;
-      this.inFlight.delete(connectionId);
-      settled();
-      this.emit(connectionId);
+      this.finishLoad(connectionId, state, settled);
     }
+  }
+
+  /** A failed load: the error the view shows, and a log line. */
+  private recordError(state: ConnectionState, error: unknown): void {
+    state.error = isBackendError(error)
+      ? error
+      : new BackendError('invalidResponse', String(error));
+    this.log.warn(`${state.config.label}: ${state.error.kind}: ${state.error.message}`);
+  }
+
+  /** The end of a load whatever came of it: waiting callers released and the view told. */
+  private finishLoad(connectionId: string, state: ConnectionState, settled: () => void): void {
+    state.loading = false;
+    this.inFlight.delete(connectionId);
+    settled();
+    this.emit(connectionId);
   }
 
   private notifyStarted(state: ConnectionState, before: ReadonlySet<string>): void {
