@@ -9,11 +9,10 @@ import type { TemplateResult } from 'lit';
 import type { BreakdownView, DashboardPointView } from '../../../src/shared/dashboardProtocol.ts';
 import * as l10n from '@vscode/l10n';
 import { formatDay, formatNumber } from '../shared/l10n.ts';
-import { tokens } from '../usage/usageChart.ts';
+import { columnFrame, stackedColumn, tokens, type ColumnGeometry } from '../shared/barChart.ts';
 
-const HEIGHT = 120;
-const COLUMN = 12;
-const GAP = 3;
+const GEOMETRY: ColumnGeometry = { column: 12, gap: 3, height: 120 };
+const { column: COLUMN, gap: GAP, height: HEIGHT } = GEOMETRY;
 
 export function costLabel(p: DashboardPointView): string {
   const unknown = tokens(p.unknownCostSessions);
@@ -41,17 +40,7 @@ export function tokensLabel(p: DashboardPointView): string {
 }
 
 function frame(count: number, name: string, body: unknown): TemplateResult {
-  const width = Math.max(1, count * (COLUMN + GAP));
-  return html`<svg
-    class="chart"
-    width=${width}
-    height=${HEIGHT}
-    viewBox="0 0 ${width} ${HEIGHT}"
-    role="group"
-    aria-label=${name}
-  >
-    ${body}
-  </svg>`;
+  return columnFrame(GEOMETRY, count, name, body);
 }
 
 /** One column per day: the known cost. */
@@ -78,17 +67,14 @@ export function tokensChart(points: DashboardPointView[]): TemplateResult {
   return frame(
     points.length,
     l10n.t('Tokens per day'),
-    points.map((p, i) => {
-      const input = (tokens(p.inputTokens) / max) * HEIGHT;
-      const output = (tokens(p.outputTokens) / max) * HEIGHT;
-      const x = i * (COLUMN + GAP);
-      const label = tokensLabel(p);
-      return svg`<g class="bar" role="img" aria-label=${label}>
-        <title>${label}</title>
-        <rect class="in" x=${x} y=${HEIGHT - input} width=${COLUMN} height=${input}></rect>
-        <rect class="out" x=${x} y=${HEIGHT - input - output} width=${COLUMN} height=${output}></rect>
-      </g>`;
-    }),
+    points.map((p, i) =>
+      stackedColumn(
+        GEOMETRY,
+        i,
+        { input: p.inputTokens, output: p.outputTokens, label: tokensLabel(p) },
+        max,
+      ),
+    ),
   );
 }
 
