@@ -101,6 +101,8 @@ interface Counts {
   tabs: number;
   elements: number;
   scans: number;
+  /** The elements the transcript view drew (its Markdown, diffs and highlighting among them). */
+  transcriptTags: string[];
 }
 
 /** Checks what the page did so far; `scan` also walks the DOM as it is now. */
@@ -147,6 +149,7 @@ async function renderAll(
     tabs: 0,
     elements: 0,
     scans: 0,
+    transcriptTags: [],
   };
   await h.load();
   // Tall: most transcripts fit on one page (the virtualizer renders what the window shows).
@@ -209,7 +212,9 @@ async function renderAll(
     if (scan) counts.scans++;
     counts.sessions++;
   }
-  counts.elements = (await h.probe.watched()).elements;
+  const watched = await h.probe.watched();
+  counts.elements = watched.elements;
+  counts.transcriptTags = watched.tags['transcript-view'] ?? [];
   return counts;
 }
 
@@ -221,6 +226,7 @@ function report(mode: string, counts: Counts): void {
       `${counts.files} transcript files, ${counts.entries} entries rendered expanded, ${counts.fullTexts} full texts, ` +
       `${counts.reveals} comment anchors revealed; ${counts.elements} elements watched, ${counts.scans} scans`,
   );
+  console.log(`# ${mode}: the transcript view drew ${counts.transcriptTags.join(' ')}`);
   if (heldBack.length > 0)
     console.log(`# shown as their preview only (not expanded): ${heldBack.join('; ')}`);
 }

@@ -216,7 +216,9 @@ async function runCorpus(h: Harness, label: string): Promise<void> {
   }
 }
 
-test('XSS corpus under the webview CSP', { timeout: 60_000 }, async () => {
+// Each test pages through the corpus with a round trip per page: about a minute on a busy
+// 2-core machine (the first one also bundles the page and its highlight.js languages).
+test('XSS corpus under the webview CSP', { timeout: 150_000 }, async () => {
   assert.ok(XSS_PAYLOADS.length >= 25);
   const h = await openHarness({ app: true });
   try {
@@ -234,7 +236,7 @@ test('XSS corpus under the webview CSP', { timeout: 60_000 }, async () => {
 
 test(
   'XSS corpus without any CSP (defence in depth: rendering alone keeps payloads inert)',
-  { timeout: 60_000 },
+  { timeout: 150_000 },
   async () => {
     const h = await openHarness({ csp: false, app: true });
     try {
