@@ -28,6 +28,8 @@ export interface ClosedloopFixtures {
   readonly unrecognisedButWaiting: string;
   readonly withPendingInstructions: string;
   readonly openWithoutInstructions: string;
+  /** A finished Claude Code session whose agent changes three files (the Changes view). */
+  readonly editsThreeFiles: string;
   /** A team the demo viewer belongs to (for viewerScope "team"). */
   readonly viewerTeamId: string;
 }
@@ -125,6 +127,16 @@ function assignFixtures(
       !pendingBySession.has(s.id),
   );
 
+  // Last, so the fixtures above keep the sessions they had.
+  const threeFiles = take(
+    (s) => isEndedClaude(s) && s.turnCount >= 2 && s.agentCount <= 1 && !plan(s).large,
+  );
+  Object.assign(plan(threeFiles), {
+    main: 'available',
+    permanentFailureReason: null,
+    quirks: false,
+  });
+
   return {
     largeTranscript: large.id,
     manyComments: many.id,
@@ -133,6 +145,7 @@ function assignFixtures(
     unrecognisedButWaiting: unrecognisedButWaiting.id,
     withPendingInstructions: withPending.id,
     openWithoutInstructions: openWithout.id,
+    editsThreeFiles: threeFiles.id,
     viewerTeamId: people.viewer.teamIds[0]!,
   };
 }

@@ -110,18 +110,6 @@ export class TranscriptStore {
     this.options = options;
   }
 
-  /**
-   * The Claude Code session whose first turn changes three files (the Changes view's demo):
-   * the first in the dataset with a whole, downloadable, ordinary transcript.
-   */
-  get editsThreeFilesSessionId(): string | undefined {
-    for (const [id, plan] of this.dataset.closedloop.transcripts) {
-      if (plan.format !== 'claude-code' || plan.large || plan.quirks) continue;
-      if (plan.main === 'available' && plan.turns >= 2) return id;
-    }
-    return undefined;
-  }
-
   /** The session's archived files (main first), generating them on first use. */
   files(session: ClosedloopSession): Promise<ArchivedFile[]> {
     const cached = this.cache.get(session.id);
@@ -263,7 +251,8 @@ export class TranscriptStore {
       compaction: plan.compaction,
       gitBranch: session.gitBranch,
       quirks: plan.quirks,
-      editsThreeFiles: session.id === this.editsThreeFilesSessionId,
+      // The Changes view's demo: its first turn writes, edits and multi-edits a file each.
+      editsThreeFiles: session.id === this.dataset.closedloop.fixtures.editsThreeFiles,
     });
     const files = [
       this.describe(session, 'main', plan.main, this.served(session, 'main', generated.main)),
