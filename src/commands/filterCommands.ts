@@ -110,142 +110,163 @@ async function editFilters(
   let workspaceOnly = choice.workspaceOnly;
   for (;;) {
     const problem = validateFilters(filters);
-    const items: (vscode.QuickPickItem & { field: FilterField })[] = [
-      { field: 'apply', label: `$(check) ${vscode.l10n.t('Apply')}`, detail: problem },
+    const picked = await vscode.window.showQuickPick(
+      filterItems(filters, workspaceOnly, hasWorkspace, problem),
       {
-        field: 'harness',
-        label: vscode.l10n.t('Harness'),
-        description: filters.harness ?? vscode.l10n.t('any'),
+        title: vscode.l10n.t('Session Filters'),
+        placeHolder: problem ?? vscode.l10n.t('Pick a filter to change, then Apply'),
       },
-      {
-        field: 'status',
-        label: vscode.l10n.t('Status'),
-        description: filters.status ?? vscode.l10n.t('any'),
-      },
-      {
-        field: 'dates',
-        label: vscode.l10n.t('Last activity between'),
-        description: `${filters.startDate ?? '…'} – ${filters.endDate ?? '…'}`,
-      },
-      {
-        field: 'quality',
-        label: vscode.l10n.t('Quality'),
-        description: filters.quality ?? 'substantive',
-      },
-      {
-        field: 'scope',
-        label: vscode.l10n.t('Viewer scope'),
-        description: filters.viewerScope
-          ? `${filters.viewerScope}${filters.teamId ? ` (${filters.teamId})` : ''}`
-          : vscode.l10n.t('server default'),
-      },
-      {
-        field: 'userId',
-        label: vscode.l10n.t('User ID'),
-        description: filters.userId ?? vscode.l10n.t('any'),
-      },
-      {
-        field: 'workspaceOnly',
-        label: vscode.l10n.t('This workspace only'),
-        description: hasWorkspace
-          ? workspaceOnly
-            ? vscode.l10n.t('on (every connection)')
-            : vscode.l10n.t('off')
-          : vscode.l10n.t('no folder open'),
-      },
-      { field: 'clear', label: `$(clear-all) ${vscode.l10n.t('Clear all filters')}` },
-    ];
-    const picked = await vscode.window.showQuickPick(items, {
-      title: vscode.l10n.t('Session Filters'),
-      placeHolder: problem ?? vscode.l10n.t('Pick a filter to change, then Apply'),
-    });
+    );
     if (!picked) return undefined;
     switch (picked.field) {
       case 'apply':
-        if (problem) {
-          void showWarning(problem);
-          continue;
-        }
-        return { filters, workspaceOnly };
+        if (!problem) return { filters, workspaceOnly };
+        void showWarning(problem);
+        break;
       case 'clear':
         filters = {};
         workspaceOnly = false;
-        continue;
+        break;
       case 'workspaceOnly':
         if (hasWorkspace) workspaceOnly = !workspaceOnly;
         else
           void showInformation(
             vscode.l10n.t('No folder is open, so there is no workspace to show sessions of.'),
           );
-        continue;
-      case 'harness': {
-        const value = await vscode.window.showInputBox({
-          title: vscode.l10n.t('Harness'),
-          prompt: vscode.l10n.t('e.g. claude-code or codex; empty for any'),
-          value: filters.harness,
-        });
-        if (value !== undefined) filters.harness = value.trim() || undefined;
-        continue;
-      }
-      case 'status': {
-        const value = await pickOne(['any', ...FILTER_STATUSES], filters.status);
-        if (value)
-          filters.status = value === 'any' ? undefined : (value as SessionFilters['status']);
-        continue;
-      }
-      case 'quality': {
-        const value = await pickOne(FILTER_QUALITIES, filters.quality);
-        if (value) filters.quality = value as SessionFilters['quality'];
-        continue;
-      }
-      case 'dates': {
-        const start = await dateInput(
-          vscode.l10n.t('From (ISO date, empty for open)'),
-          filters.startDate,
-        );
-        if (start === undefined) continue;
-        const end = await dateInput(
-          vscode.l10n.t('Until (ISO date, empty for open)'),
-          filters.endDate,
-        );
-        if (end === undefined) continue;
-        filters.startDate = start || undefined;
-        filters.endDate = end || undefined;
-        continue;
-      }
-      case 'scope': {
-        const value = await pickOne(['server default', ...FILTER_SCOPES], filters.viewerScope);
-        if (!value) continue;
-        if (value === 'team') {
-          const team = await vscode.window.showInputBox({
-            title: vscode.l10n.t('Team ID'),
-            prompt: vscode.l10n.t("The team's UUID (required for the team scope)"),
-            value: filters.teamId,
-            validateInput: (v) =>
-              validateFilters({ viewerScope: 'team', teamId: v.trim() }) ?? undefined,
-          });
-          if (team === undefined) continue;
-          filters.viewerScope = 'team';
-          filters.teamId = team.trim();
-        } else {
-          filters.viewerScope =
-            value === 'server default' ? undefined : (value as SessionFilters['viewerScope']);
-          filters.teamId = undefined; // a team id goes with the team scope only
-        }
-        continue;
-      }
-      case 'userId': {
-        const value = await vscode.window.showInputBox({
-          title: vscode.l10n.t('User ID'),
-          prompt: vscode.l10n.t("A user's UUID; empty for any"),
-          value: filters.userId,
-          validateInput: (v) => (v.trim() ? validateFilters({ userId: v.trim() }) : undefined),
-        });
-        if (value !== undefined) filters.userId = value.trim() || undefined;
-        continue;
-      }
+        break;
+      default:
+        await FIELD_EDITORS[picked.field](filters);
     }
   }
+}
+
+/** The loop's rows: Apply, one per filter with its current value, Clear. */
+function filterItems(
+  filters: SessionFilters,
+  workspaceOnly: boolean,
+  hasWorkspace: boolean,
+  problem: string | undefined,
+): (vscode.QuickPickItem & { field: FilterField })[] {
+  return [
+    { field: 'apply', label: `$(check) ${vscode.l10n.t('Apply')}`, detail: problem },
+    {
+      field: 'harness',
+      label: vscode.l10n.t('Harness'),
+      description: filters.harness ?? vscode.l10n.t('any'),
+    },
+    {
+      field: 'status',
+      label: vscode.l10n.t('Status'),
+      description: filters.status ?? vscode.l10n.t('any'),
+    },
+    {
+      field: 'dates',
+      label: vscode.l10n.t('Last activity between'),
+      description: `${filters.startDate ?? '…'} – ${filters.endDate ?? '…'}`,
+    },
+    {
+      field: 'quality',
+      label: vscode.l10n.t('Quality'),
+      description: filters.quality ?? 'substantive',
+    },
+    {
+      field: 'scope',
+      label: vscode.l10n.t('Viewer scope'),
+      description: filters.viewerScope
+        ? `${filters.viewerScope}${filters.teamId ? ` (${filters.teamId})` : ''}`
+        : vscode.l10n.t('server default'),
+    },
+    {
+      field: 'userId',
+      label: vscode.l10n.t('User ID'),
+      description: filters.userId ?? vscode.l10n.t('any'),
+    },
+    {
+      field: 'workspaceOnly',
+      label: vscode.l10n.t('This workspace only'),
+      description: hasWorkspace
+        ? workspaceOnly
+          ? vscode.l10n.t('on (every connection)')
+          : vscode.l10n.t('off')
+        : vscode.l10n.t('no folder open'),
+    },
+    { field: 'clear', label: `$(clear-all) ${vscode.l10n.t('Clear all filters')}` },
+  ];
+}
+
+/** Each filter's editor: asks for a new value and sets it on `filters`; a dismissal leaves it. */
+const FIELD_EDITORS: Record<
+  Exclude<FilterField, 'apply' | 'clear' | 'workspaceOnly'>,
+  (filters: SessionFilters) => Promise<void>
+> = {
+  harness: editHarness,
+  status: editStatus,
+  quality: editQuality,
+  dates: editDates,
+  scope: editScope,
+  userId: editUserId,
+};
+
+async function editHarness(filters: SessionFilters): Promise<void> {
+  const value = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Harness'),
+    prompt: vscode.l10n.t('e.g. claude-code or codex; empty for any'),
+    value: filters.harness,
+  });
+  if (value !== undefined) filters.harness = value.trim() || undefined;
+}
+
+async function editStatus(filters: SessionFilters): Promise<void> {
+  const value = await pickOne(['any', ...FILTER_STATUSES], filters.status);
+  if (value) filters.status = value === 'any' ? undefined : (value as SessionFilters['status']);
+}
+
+async function editQuality(filters: SessionFilters): Promise<void> {
+  const value = await pickOne(FILTER_QUALITIES, filters.quality);
+  if (value) filters.quality = value as SessionFilters['quality'];
+}
+
+async function editDates(filters: SessionFilters): Promise<void> {
+  const start = await dateInput(
+    vscode.l10n.t('From (ISO date, empty for open)'),
+    filters.startDate,
+  );
+  if (start === undefined) return;
+  const end = await dateInput(vscode.l10n.t('Until (ISO date, empty for open)'), filters.endDate);
+  if (end === undefined) return;
+  filters.startDate = start || undefined;
+  filters.endDate = end || undefined;
+}
+
+/** A team scope asks for its team id too; any other scope drops it. */
+async function editScope(filters: SessionFilters): Promise<void> {
+  const value = await pickOne(['server default', ...FILTER_SCOPES], filters.viewerScope);
+  if (!value) return;
+  if (value === 'team') {
+    const team = await vscode.window.showInputBox({
+      title: vscode.l10n.t('Team ID'),
+      prompt: vscode.l10n.t("The team's UUID (required for the team scope)"),
+      value: filters.teamId,
+      validateInput: (v) => validateFilters({ viewerScope: 'team', teamId: v.trim() }) ?? undefined,
+    });
+    if (team === undefined) return;
+    filters.viewerScope = 'team';
+    filters.teamId = team.trim();
+  } else {
+    filters.viewerScope =
+      value === 'server default' ? undefined : (value as SessionFilters['viewerScope']);
+    filters.teamId = undefined; // a team id goes with the team scope only
+  }
+}
+
+async function editUserId(filters: SessionFilters): Promise<void> {
+  const value = await vscode.window.showInputBox({
+    title: vscode.l10n.t('User ID'),
+    prompt: vscode.l10n.t("A user's UUID; empty for any"),
+    value: filters.userId,
+    validateInput: (v) => (v.trim() ? validateFilters({ userId: v.trim() }) : undefined),
+  });
+  if (value !== undefined) filters.userId = value.trim() || undefined;
 }
 
 async function pickOne(
