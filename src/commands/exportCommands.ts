@@ -95,49 +95,18 @@ async function exportTranscript(
     : vscode.Uri.joinPath(vscode.Uri.file(deps.storageDir), `export-${Date.now()}`).fsPath;
   const started = Date.now();
   try {
-    const result = await vscode.window.withProgress(
+    const result = await exportWithProgress(
+      deps,
       {
-        location: vscode.ProgressLocation.Notification,
-        title: vscode.l10n.t('Exporting "{0}"', surfaceLabel(session.label)),
-        cancellable: true,
+        session,
+        source,
+        storageDir: deps.storageDir,
+        format: choice.format,
+        meta: metaOf(session, state.config.label, deps.version),
+        path,
+        includeSubagents: choice.includeSubagents,
       },
-      async (progress, token) => {
-        const abort = new AbortController();
-        const cancel = token.onCancellationRequested(() => abort.abort());
-        let reported = 0;
-        try {
-          if (!local) await vscode.workspace.fs.createDirectory(vscode.Uri.file(deps.storageDir));
-          return await deps.adapters().exportSessionTranscript({
-            session,
-            source,
-            storageDir: deps.storageDir,
-            format: choice.format,
-            meta: metaOf(session, state.config.label, deps.version),
-            path,
-            includeSubagents: choice.includeSubagents,
-            signal: abort.signal,
-            onProgress: (p: ExportProgress & { part: string }) => {
-              const share = p.entriesTotal ? (p.entriesDone / p.entriesTotal) * 100 : 0;
-              const main = p.part === 'main';
-              progress.report({
-                // The parent's transcript fills the bar; subagents' parts only name themselves.
-                increment: main ? Math.max(0, share - reported) : undefined,
-                message: main
-                  ? vscode.l10n.t('{0} of {1} entries', p.entriesDone, p.entriesTotal)
-                  : vscode.l10n.t(
-                      'subagent {0}: {1} of {2} entries',
-                      plainSurfaceText(p.part, { maxLength: 60 }),
-                      p.entriesDone,
-                      p.entriesTotal,
-                    ),
-              });
-              if (main) reported = Math.max(reported, share);
-            },
-          });
-        } finally {
-          cancel.dispose();
-        }
-      },
+      local,
     );
     if (!result.found) {
       void showInformation(vscode.l10n.t('This backend keeps no transcript for its sessions.'));
@@ -170,6 +139,59 @@ async function exportTranscript(
     );
     return undefined;
   }
+}
+
+type ExportRequest = Omit<
+  Parameters<ReturnType<ExportDeps['adapters']>['exportSessionTranscript']>[0],
+  'signal' | 'onProgress'
+>;
+
+/** The export under a cancellable notification; a file elsewhere than on disk waits in storage. */
+function exportWithProgress(deps: ExportDeps, request: ExportRequest, local: boolean) {
+  return vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: vscode.l10n.t('Exporting "{0}"', surfaceLabel(request.session.label)),
+      cancellable: true,
+    },
+    async (progress, token) => {
+      const abort = new AbortController();
+      const cancel = token.onCancellationRequested(() => abort.abort());
+      try {
+        if (!local) await vscode.workspace.fs.createDirectory(vscode.Uri.file(deps.storageDir));
+        return await deps.adapters().exportSessionTranscript({
+          ...request,
+          signal: abort.signal,
+          onProgress: progressReporter(progress),
+        });
+      } finally {
+        cancel.dispose();
+      }
+    },
+  );
+}
+
+/** The parent's transcript fills the bar; subagents' parts only name themselves. */
+function progressReporter(
+  progress: vscode.Progress<{ message?: string; increment?: number }>,
+): (p: ExportProgress & { part: string }) => void {
+  let reported = 0;
+  return (p) => {
+    const share = p.entriesTotal ? (p.entriesDone / p.entriesTotal) * 100 : 0;
+    const main = p.part === 'main';
+    progress.report({
+      increment: main ? Math.max(0, share - reported) : undefined,
+      message: main
+        ? vscode.l10n.t('{0} of {1} entries', p.entriesDone, p.entriesTotal)
+        : vscode.l10n.t(
+            'subagent {0}: {1} of {2} entries',
+            plainSurfaceText(p.part, { maxLength: 60 }),
+            p.entriesDone,
+            p.entriesTotal,
+          ),
+    });
+    if (main) reported = Math.max(reported, share);
+  };
 }
 
 async function announce(outcome: ExportOutcome, _ms: number): Promise<void> {
