@@ -280,52 +280,7 @@ export class SessionStore {
       state.capabilities = capabilities;
       // Removed or refiltered meanwhile: this answer no longer applies.
       if (this.states.get(connectionId) !== state || state.filters !== filters) return;
-      // The same session twice in one answer: the first row stays.
-      const incoming = firstById(page.sessions);
-      const repeated = [...(page.pagingRepeated ?? [])];
-      let pageNext = page.next;
-      // Whatever the source checks: a Load more that answers with the continuation it was
-      // given, or with nothing but sessions already loaded, would never end.
-      if (
-        !first &&
-        pageNext !== undefined &&
-        (pageNext === cursor || (incoming.length > 0 && incoming.every((s) => loaded?.has(s.id))))
-      ) {
-        repeated.push('session list');
-        pageNext = undefined;
-      }
-      const previousNext = state.next;
-      state.sessions = first
-        ? refreshFirstPage(state.sessions, incoming, state.loadedOnce)
-        : mergeById(state.sessions, incoming);
-      // A refresh kept rows of later pages: the paging they came from goes on where it was.
-      const keptLater = first && state.loadedOnce && state.sessions.length > incoming.length;
-      state.total = page.total;
-      let next = pageNext;
-      if (first && state.loadedOnce && state.pagingRepeated.length > 0) {
-        // Paging that repeated itself stays stopped for this listing (until the filters
-        // change or the connection reconnects): a poll must not bring the loop back.
-        next = previousNext;
-      } else if (keptLater) {
-        if (pageNext !== undefined && isOffset(pageNext)) {
-          // New rows at the top shift offsets: continue after what is loaded.
-          next = String(Math.max(Number(pageNext), state.sessions.length));
-        } else if (pageNext !== undefined) {
-          // An opaque key (page_key) continues where the loaded rows end.
-          next = previousNext;
-        }
-      }
-      state.next = next;
-      const newlyRepeated = repeated.filter((r) => !state.pagingRepeated.includes(r));
-      state.pagingRepeated = unique([
-        ...(first && !state.loadedOnce ? [] : state.pagingRepeated),
-        ...repeated,
-      ]);
-      if (newlyRepeated.length) {
-        this.log.warn(
-          `${state.config.label}: the server's paging repeated itself (${newlyRepeated.join(', ')}); paging stopped with the ${state.sessions.length} sessions loaded`,
-        );
-      }
+      this.mergePage(state, page, cursor, loaded);
       state.invalidRows = first ? page.invalidRows : state.invalidRows + page.invalidRows;
       state.waiting = waitingOnce(waiting);
       this.setProblems(state, problems);
@@ -339,6 +294,65 @@ export class SessionStore {
       this.recordError(state, error);
     } finally {
       this.finishLoad(connectionId, state, settled);
+    }
+  }
+
+  /**
+   * A page into the state: a first page refreshes the rows, a later one adds to them; the
+   * continuation is the page's, unless paging repeated itself or a refresh kept later rows.
+   */
+  private mergePage(
+    state: ConnectionState,
+    page: Awaited<ReturnType<SessionSource['listSessions']>>,
+    cursor: string | undefined,
+    loaded: ReadonlySet<string> | undefined,
+  ): void {
+    const first = cursor === undefined;
+    // The same session twice in one answer: the first row stays.
+    const incoming = firstById(page.sessions);
+    const repeated = [...(page.pagingRepeated ?? [])];
+    let pageNext = page.next;
+    // Whatever the source checks: a Load more that answers with the continuation it was
+    // given, or with nothing but sessions already loaded, would never end.
+    if (
+      !first &&
+      pageNext !== undefined &&
+      (pageNext === cursor || (incoming.length > 0 && incoming.every((s) => loaded?.has(s.id))))
+    ) {
+      repeated.push('session list');
+      pageNext = undefined;
+    }
+    const previousNext = state.next;
+    state.sessions = first
+      ? refreshFirstPage(state.sessions, incoming, state.loadedOnce)
+      : mergeById(state.sessions, incoming);
+    // A refresh kept rows of later pages: the paging they came from goes on where it was.
+    const keptLater = first && state.loadedOnce && state.sessions.length > incoming.length;
+    state.total = page.total;
+    let next = pageNext;
+    if (first && state.loadedOnce && state.pagingRepeated.length > 0) {
+      // Paging that repeated itself stays stopped for this listing (until the filters
+      // change or the connection reconnects): a poll must not bring the loop back.
+      next = previousNext;
+    } else if (keptLater) {
+      if (pageNext !== undefined && isOffset(pageNext)) {
+        // New rows at the top shift offsets: continue after what is loaded.
+        next = String(Math.max(Number(pageNext), state.sessions.length));
+      } else if (pageNext !== undefined) {
+        // An opaque key (page_key) continues where the loaded rows end.
+        next = previousNext;
+      }
+    }
+    state.next = next;
+    const newlyRepeated = repeated.filter((r) => !state.pagingRepeated.includes(r));
+    state.pagingRepeated = unique([
+      ...(first && !state.loadedOnce ? [] : state.pagingRepeated),
+      ...repeated,
+    ]);
+    if (newlyRepeated.length) {
+      this.log.warn(
+        `${state.config.label}: the server's paging repeated itself (${newlyRepeated.join(', ')}); paging stopped with the ${state.sessions.length} sessions loaded`,
+      );
     }
   }
 
