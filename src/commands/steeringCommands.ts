@@ -167,8 +167,49 @@ async function askCompletion(
     ignoreFocusOut: true,
   });
   if (summary === undefined) return undefined;
-  // Unreadable instructions are not "none": acknowledging [] would be refused while any
-  // wait, so the field is left out and the user is told what that does before confirming.
+  const pending = await readPendingInstructions(session, source);
+  if (!pending) return undefined;
+  const { instructions, unreadable } = pending;
+  let acknowledged: string[] = [];
+  if (instructions.length > 0) {
+    const picked = await pickAcknowledged(session, instructions);
+    if (!picked) return undefined;
+    acknowledged = picked;
+  }
+  const requestReview = await askReview(session);
+  if (requestReview === undefined) return undefined;
+  const completed = { sessionId: session.id, status: 'completed' as const, summary };
+  if (unreadable !== undefined) {
+    const message = vscode.l10n.t(
+      'The pending instructions of "{0}" could not be read ({1}). Completing now closes any instruction still waiting visibly as unacknowledged.',
+      surfaceLabel(session.label),
+      unreadable,
+    );
+    return (await confirmAnyway(message)) ? { ...completed, requestReview } : undefined;
+  }
+  const missing = instructions.length - acknowledged.length;
+  if (missing > 0) {
+    // session_complete refuses an incomplete acknowledgement list; without the list the
+    // server completes and closes every pending instruction visibly as unacknowledged.
+    const message = vscode.l10n.t(
+      '{0} of {1} pending instructions are not acknowledged. Completing now closes all pending instructions visibly as unacknowledged.',
+      missing,
+      instructions.length,
+    );
+    return (await confirmAnyway(message)) ? { ...completed, requestReview } : undefined;
+  }
+  return { ...completed, acknowledgedInstructionIds: acknowledged, requestReview };
+}
+
+/**
+ * The session's pending instructions; undefined when the user canceled the call.
+ * Unreadable instructions are not "none": acknowledging [] would be refused while any
+ * wait, so the field is left out and the user is told what that does before confirming.
+ */
+async function readPendingInstructions(
+  session: SessionSummary,
+  source: SessionCompletion,
+): Promise<{ instructions: PendingInstruction[]; unreadable: string | undefined } | undefined> {
   let instructions: PendingInstruction[] = [];
   let unreadable: string | undefined;
   try {
@@ -179,37 +220,45 @@ async function askCompletion(
     if (findBackendError(error)?.kind === 'canceled') return undefined;
     unreadable = failureWhy(error);
   }
-  let acknowledged: string[] = [];
-  if (instructions.length > 0) {
-    const picked = await vscode.window.showQuickPick(
-      instructions.map((i) => ({
-        // Instruction text, author and id are the server's.
-        label: plainSurfaceText(i.text, { maxLength: DETAIL_MAX_LENGTH }),
-        description: [
-          i.author
-            ? plainSurfaceText(i.author, { maxLength: LABEL_MAX_LENGTH, breakUrls: true })
-            : '',
-          i.processed ? vscode.l10n.t('processed') : vscode.l10n.t('not processed'),
-        ]
-          .filter(Boolean)
-          .join(' · '),
-        detail: plainSurfaceText(i.id, { maxLength: LABEL_MAX_LENGTH, breakUrls: true }),
-        picked: i.processed,
-        id: i.id,
-      })),
-      {
-        title: vscode.l10n.t(
-          'Complete "{0}" (2/3): acknowledge instructions',
-          surfaceLabel(session.label),
-        ),
-        placeHolder: vscode.l10n.t('Check every instruction the agent received and processed'),
-        canPickMany: true,
-        ignoreFocusOut: true,
-      },
-    );
-    if (!picked) return undefined;
-    acknowledged = picked.map((p) => p.id);
-  }
+  return { instructions, unreadable };
+}
+
+/** Step 2: the ids of the instructions the user acknowledges; undefined when dismissed. */
+async function pickAcknowledged(
+  session: SessionSummary,
+  instructions: PendingInstruction[],
+): Promise<string[] | undefined> {
+  const picked = await vscode.window.showQuickPick(
+    instructions.map((i) => ({
+      // Instruction text, author and id are the server's.
+      label: plainSurfaceText(i.text, { maxLength: DETAIL_MAX_LENGTH }),
+      description: [
+        i.author
+          ? plainSurfaceText(i.author, { maxLength: LABEL_MAX_LENGTH, breakUrls: true })
+          : '',
+        i.processed ? vscode.l10n.t('processed') : vscode.l10n.t('not processed'),
+      ]
+        .filter(Boolean)
+        .join(' · '),
+      detail: plainSurfaceText(i.id, { maxLength: LABEL_MAX_LENGTH, breakUrls: true }),
+      picked: i.processed,
+      id: i.id,
+    })),
+    {
+      title: vscode.l10n.t(
+        'Complete "{0}" (2/3): acknowledge instructions',
+        surfaceLabel(session.label),
+      ),
+      placeHolder: vscode.l10n.t('Check every instruction the agent received and processed'),
+      canPickMany: true,
+      ignoreFocusOut: true,
+    },
+  );
+  return picked?.map((p) => p.id);
+}
+
+/** Step 3: whether to request a review; undefined when dismissed. */
+async function askReview(session: SessionSummary): Promise<boolean | undefined> {
   const review = await vscode.window.showQuickPick(
     [
       { label: vscode.l10n.t('No review needed'), review: false },
@@ -224,45 +273,13 @@ async function askCompletion(
       ignoreFocusOut: true,
     },
   );
-  if (!review) return undefined;
-  if (unreadable !== undefined) {
-    const go = vscode.l10n.t('Complete Anyway');
-    const answer = await showWarning(
-      vscode.l10n.t(
-        'The pending instructions of "{0}" could not be read ({1}). Completing now closes any instruction still waiting visibly as unacknowledged.',
-        surfaceLabel(session.label),
-        unreadable,
-      ),
-      { modal: true },
-      go,
-    );
-    if (answer !== go) return undefined;
-    return { sessionId: session.id, status: 'completed', summary, requestReview: review.review };
-  }
-  const missing = instructions.length - acknowledged.length;
-  if (missing > 0) {
-    // session_complete refuses an incomplete acknowledgement list; without the list the
-    // server completes and closes every pending instruction visibly as unacknowledged.
-    const go = vscode.l10n.t('Complete Anyway');
-    const answer = await showWarning(
-      vscode.l10n.t(
-        '{0} of {1} pending instructions are not acknowledged. Completing now closes all pending instructions visibly as unacknowledged.',
-        missing,
-        instructions.length,
-      ),
-      { modal: true },
-      go,
-    );
-    if (answer !== go) return undefined;
-    return { sessionId: session.id, status: 'completed', summary, requestReview: review.review };
-  }
-  return {
-    sessionId: session.id,
-    status: 'completed',
-    summary,
-    acknowledgedInstructionIds: acknowledged,
-    requestReview: review.review,
-  };
+  return review?.review;
+}
+
+/** A modal warning with "Complete Anyway"; true when the user chose it. */
+async function confirmAnyway(message: string): Promise<boolean> {
+  const go = vscode.l10n.t('Complete Anyway');
+  return (await showWarning(message, { modal: true }, go)) === go;
 }
 
 async function askCancel(session: SessionSummary): Promise<SendableArgs | undefined> {
