@@ -73,7 +73,28 @@ async function resolveConnection(deps: Deps, arg: unknown): Promise<ConnectionCo
 }
 
 async function addConnection(deps: Deps): Promise<void> {
-  const kind = await vscode.window.showQuickPick(
+  const kind = await pickConnectionKind();
+  if (!kind) return;
+  if (kind === 'local') {
+    await addLocalConnection(deps);
+    return;
+  }
+  const answers = await askRemoteConnection(kind);
+  if (!answers) return;
+  const { url, label, token } = answers;
+  let agents: string[] | undefined;
+  if (kind === 'rest') {
+    agents = await askAgents();
+    if (agents === undefined) return;
+  }
+  const config: ConnectionConfig = { id: randomUUID(), label, kind, url, agents };
+  if (token) await deps.tokens.set(config.id, url, token);
+  await saveTested(deps, config, url, token);
+}
+
+/** Step 1: MCP server, agents REST API or local transcripts. */
+async function pickConnectionKind(): Promise<ConnectionKind | undefined> {
+  const picked = await vscode.window.showQuickPick(
     [
       {
         label: vscode.l10n.t('MCP server'),
@@ -95,28 +116,30 @@ async function addConnection(deps: Deps): Promise<void> {
     ],
     { title: vscode.l10n.t('Add Connection (1/4): kind'), ignoreFocusOut: true },
   );
-  if (!kind) return;
-  if (kind.connectionKind === 'local') {
-    await addLocalConnection(deps);
-    return;
-  }
+  return picked?.connectionKind;
+}
+
+/** Steps 2-4 of a remote connection: URL, name and token (empty for none). */
+async function askRemoteConnection(
+  kind: ConnectionKind,
+): Promise<{ url: string; label: string; token: string } | undefined> {
   const url = await vscode.window.showInputBox({
     title: vscode.l10n.t('Add Connection (2/4): URL'),
     prompt:
-      kind.connectionKind === 'mcp'
+      kind === 'mcp'
         ? vscode.l10n.t('The MCP endpoint, e.g. https://example.com/mcp')
         : vscode.l10n.t('The API base URL, e.g. https://api.example.com'),
     ignoreFocusOut: true,
     validateInput: (value) =>
       validUrl(value) ? undefined : vscode.l10n.t('Enter an http(s) URL.'),
   });
-  if (!url) return;
+  if (!url) return undefined;
   const label = await vscode.window.showInputBox({
     title: vscode.l10n.t('Add Connection (3/4): name'),
     value: new URL(url).host,
     ignoreFocusOut: true,
   });
-  if (!label) return;
+  if (!label) return undefined;
   const token = await vscode.window.showInputBox({
     title: vscode.l10n.t('Add Connection (4/4): token'),
     prompt: vscode.l10n.t(
@@ -125,35 +148,38 @@ async function addConnection(deps: Deps): Promise<void> {
     password: true,
     ignoreFocusOut: true,
   });
-  if (token === undefined) return;
-  let agents: string[] | undefined;
-  if (kind.connectionKind === 'rest') {
-    const keys = await vscode.window.showInputBox({
-      title: vscode.l10n.t('Add Connection: agents to watch'),
-      prompt: vscode.l10n.t(
-        'Agent keys or aliases, comma-separated. Leave empty to watch every agent.',
-      ),
-      ignoreFocusOut: true,
-    });
-    if (keys === undefined) return;
-    agents = keys
-      .split(',')
-      .map((k) => k.trim())
-      .filter(Boolean);
-  }
-  const config: ConnectionConfig = {
-    id: randomUUID(),
-    label,
-    kind: kind.connectionKind,
-    url,
-    agents,
-  };
-  if (token) await deps.tokens.set(config.id, url, token);
+  if (token === undefined) return undefined;
+  return { url, label, token };
+}
+
+/** The agents a REST connection watches: keys or aliases; empty for every agent. */
+async function askAgents(): Promise<string[] | undefined> {
+  const keys = await vscode.window.showInputBox({
+    title: vscode.l10n.t('Add Connection: agents to watch'),
+    prompt: vscode.l10n.t(
+      'Agent keys or aliases, comma-separated. Leave empty to watch every agent.',
+    ),
+    ignoreFocusOut: true,
+  });
+  if (keys === undefined) return undefined;
+  return keys
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+}
+
+/** Tests the connection and saves it; a failed test asks first, and "no" forgets the token. */
+async function saveTested(
+  deps: Deps,
+  config: ConnectionConfig,
+  url: string,
+  token: string,
+): Promise<void> {
   const tested = await runTest(deps, config);
   if (!tested) {
     const save = vscode.l10n.t('Save Anyway');
     const answer = await showWarning(
-      vscode.l10n.t('The connection test failed. Save "{0}" anyway?', surfaceLabel(label)),
+      vscode.l10n.t('The connection test failed. Save "{0}" anyway?', surfaceLabel(config.label)),
       { modal: true },
       save,
     );
