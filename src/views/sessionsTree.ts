@@ -583,79 +583,96 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
       item.command = { command: 'sessionInspector.showLog', title: vscode.l10n.t('Show Log') };
       return item;
     }
-    if (node.message === 'invalidRows') {
-      const item = new vscode.TreeItem(
-        vscode.l10n.t('{0} rows could not be read', state?.invalidRows ?? 0),
-      );
-      item.iconPath = new vscode.ThemeIcon(
-        'warning',
-        new vscode.ThemeColor('list.warningForeground'),
-      );
-      item.tooltip = vscode.l10n.t(
-        'The server sent rows that do not match the expected shape. See the log for details.',
-      );
-      item.command = { command: 'sessionInspector.showLog', title: vscode.l10n.t('Show Log') };
-      return item;
-    }
-    if (node.message === 'pagingRepeated') {
-      const item = new vscode.TreeItem(vscode.l10n.t("The server's paging repeated itself"));
-      item.id = `pagingRepeated:${node.connectionId}`;
-      item.iconPath = new vscode.ThemeIcon(
-        'warning',
-        new vscode.ThemeColor('list.warningForeground'),
-      );
-      // The listings' names (agent keys) come from the server: a plain-text tooltip.
-      const where = plainSurfaceText((state?.pagingRepeated ?? []).slice(0, 10).join(', '), {
-        maxLength: DETAIL_MAX_LENGTH,
-      });
-      item.tooltip = [
-        vscode.l10n.t(
-          'The server answered a request for more sessions with pages already read, so paging stopped there. The sessions read before that are shown; more may exist.',
-        ),
-        vscode.l10n.t('Where: {0}', where),
-      ].join('\n\n');
-      item.command = { command: 'sessionInspector.showLog', title: vscode.l10n.t('Show Log') };
-      return item;
-    }
-    const error = state?.error;
-    const item = new vscode.TreeItem(errorTitle(error?.kind));
-    item.id = `error:${node.connectionId}`;
-    // The server's own words: plain text (a string tooltip), cleaned and cut.
-    item.tooltip = error ? plainSurfaceText(error.message, { multiline: true }) : undefined;
-    item.description = state?.loadedOnce ? vscode.l10n.t('showing last loaded data') : undefined;
-    item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
-    if (error?.kind === 'unauthorized') {
-      item.contextValue = 'error.unauthorized';
-      item.command = {
-        command: 'sessionInspector.signIn',
-        title: vscode.l10n.t('Sign In'),
-        arguments: [node.connectionId],
-      };
-    } else if (error?.kind === 'notFound') {
-      // Nothing at that address (a URL path, an agent key): the connection needs editing,
-      // though Retry stays on the item's menu for a record that may come back.
-      item.contextValue = 'error.retry';
-      item.command = {
-        command: 'sessionInspector.editConnection',
-        title: vscode.l10n.t('Edit Connection'),
-        arguments: [node.connectionId],
-      };
-    } else if (error?.kind === 'invalidFilter') {
-      item.contextValue = 'error.filter';
-      item.command = {
-        command: 'sessionInspector.setFilters',
-        title: vscode.l10n.t('Edit Filters'),
-        arguments: [node.connectionId],
-      };
-    } else if (error?.kind !== 'forbidden') {
-      item.contextValue = 'error.retry';
-      item.command = {
-        command: 'sessionInspector.refresh',
-        title: vscode.l10n.t('Retry'),
-        arguments: [node.connectionId],
-      };
-    }
-    return item;
+    if (node.message === 'invalidRows') return invalidRowsItem(state);
+    if (node.message === 'pagingRepeated') return pagingRepeatedItem(node.connectionId, state);
+    return errorItem(node.connectionId, state);
+  }
+}
+
+/** Rows the server sent that failed validation: a warning that leads to the log. */
+function invalidRowsItem(state: ConnectionState | undefined): vscode.TreeItem {
+  const item = new vscode.TreeItem(
+    vscode.l10n.t('{0} rows could not be read', state?.invalidRows ?? 0),
+  );
+  item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
+  item.tooltip = vscode.l10n.t(
+    'The server sent rows that do not match the expected shape. See the log for details.',
+  );
+  item.command = { command: 'sessionInspector.showLog', title: vscode.l10n.t('Show Log') };
+  return item;
+}
+
+/** Paging stopped because the server repeated pages: a warning naming the listings. */
+function pagingRepeatedItem(
+  connectionId: string,
+  state: ConnectionState | undefined,
+): vscode.TreeItem {
+  const item = new vscode.TreeItem(vscode.l10n.t("The server's paging repeated itself"));
+  item.id = `pagingRepeated:${connectionId}`;
+  item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
+  // The listings' names (agent keys) come from the server: a plain-text tooltip.
+  const where = plainSurfaceText((state?.pagingRepeated ?? []).slice(0, 10).join(', '), {
+    maxLength: DETAIL_MAX_LENGTH,
+  });
+  item.tooltip = [
+    vscode.l10n.t(
+      'The server answered a request for more sessions with pages already read, so paging stopped there. The sessions read before that are shown; more may exist.',
+    ),
+    vscode.l10n.t('Where: {0}', where),
+  ].join('\n\n');
+  item.command = { command: 'sessionInspector.showLog', title: vscode.l10n.t('Show Log') };
+  return item;
+}
+
+/** The connection's load error, with the action that can fix it as the item's command. */
+function errorItem(connectionId: string, state: ConnectionState | undefined): vscode.TreeItem {
+  const error = state?.error;
+  const item = new vscode.TreeItem(errorTitle(error?.kind));
+  item.id = `error:${connectionId}`;
+  // The server's own words: plain text (a string tooltip), cleaned and cut.
+  item.tooltip = error ? plainSurfaceText(error.message, { multiline: true }) : undefined;
+  item.description = state?.loadedOnce ? vscode.l10n.t('showing last loaded data') : undefined;
+  item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground'));
+  setErrorAction(item, connectionId, error?.kind);
+  return item;
+}
+
+/** Sign In, Edit Connection, Edit Filters or Retry, by the error's kind; none when forbidden. */
+function setErrorAction(
+  item: vscode.TreeItem,
+  connectionId: string,
+  kind: string | undefined,
+): void {
+  if (kind === 'unauthorized') {
+    item.contextValue = 'error.unauthorized';
+    item.command = {
+      command: 'sessionInspector.signIn',
+      title: vscode.l10n.t('Sign In'),
+      arguments: [connectionId],
+    };
+  } else if (kind === 'notFound') {
+    // Nothing at that address (a URL path, an agent key): the connection needs editing,
+    // though Retry stays on the item's menu for a record that may come back.
+    item.contextValue = 'error.retry';
+    item.command = {
+      command: 'sessionInspector.editConnection',
+      title: vscode.l10n.t('Edit Connection'),
+      arguments: [connectionId],
+    };
+  } else if (kind === 'invalidFilter') {
+    item.contextValue = 'error.filter';
+    item.command = {
+      command: 'sessionInspector.setFilters',
+      title: vscode.l10n.t('Edit Filters'),
+      arguments: [connectionId],
+    };
+  } else if (kind !== 'forbidden') {
+    item.contextValue = 'error.retry';
+    item.command = {
+      command: 'sessionInspector.refresh',
+      title: vscode.l10n.t('Retry'),
+      arguments: [connectionId],
+    };
   }
 }
 
