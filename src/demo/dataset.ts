@@ -61,7 +61,8 @@ function isEndedClaude(s: ClosedloopSession): boolean {
 
 /**
  * Picks the fixture sessions and forces their transcript plans so that every
- * behaviour the tests rely on exists for any seed, not just for lucky ones.
+ * behaviour the tests rely on exists for any seed, not just for lucky ones. One function
+ * because the order of the picks matters: the rarest rows are taken first.
  */
 function assignFixtures(
   people: People,

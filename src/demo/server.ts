@@ -193,7 +193,11 @@ function loopbackRequest(req: IncomingMessage): boolean {
   }
 }
 
-/** Starts the reference backend on 127.0.0.1; see ReferenceBackend for what it offers. */
+/**
+ * Starts the reference backend on 127.0.0.1; see ReferenceBackend for what it offers.
+ * One function because its request handlers close over the state, clock and base URL it
+ * creates (the base URL is known only once the server listens).
+ */
 export async function startReferenceBackend(
   options: ReferenceBackendOptions = {},
 ): Promise<ReferenceBackend> {

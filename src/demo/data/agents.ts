@@ -254,6 +254,7 @@ function contextUsage(rng: SeededRandom): Record<string, unknown> {
   };
 }
 
+/** One pass over the agent specs that fills the sessions, events and fixture references together. */
 export function buildAgents(rng: SeededRandom, nowMs: number): AgentsData {
   const agents: AgentRecord[] = AGENT_SPECS.map((spec, i) => ({
     key: spec.key,

@@ -43,6 +43,7 @@ function detail(task: ManualTask): Record<string, unknown> {
   };
 }
 
+/** Two registerTool calls, each with its description, input schema and handler together. */
 export function registerItentialManualTasks(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'describe_manual_task',

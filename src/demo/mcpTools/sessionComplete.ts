@@ -39,6 +39,7 @@ function fingerprint(args: Args): string {
   ]);
 }
 
+/** One registerTool call: the tool's description, input schema and handler read together. */
 export function registerSessionComplete(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'session_complete',

@@ -351,6 +351,7 @@ class CodexWriter {
     return list[this.order[this.pos++]!]!;
   }
 
+  /** Long as a script is: the bug-fix scenario's steps in the order the agent takes them. */
   private bugfix(): { prompt: string; steps: CodexStep[] } {
     const rng = this.rng;
     const p = this.p;
@@ -520,6 +521,7 @@ class CodexWriter {
     this.cached = 0;
   }
 
+  /** Long as a script is: the session's events in the order they happen, one after another. */
   run(): string {
     const o = this.o;
     const rng = this.rng;
