@@ -10,7 +10,7 @@ export const MAX_COMMENTS_LIMIT = 100;
 const SESSION_URL =
   /\/sessions\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/?$/i;
 
-/** registerTool calls, each with its description, input schema and handler together. */
+/** One registerTool call: the tool's description, input schema and handler read together. */
 export function registerComments(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'list-session-comments',
