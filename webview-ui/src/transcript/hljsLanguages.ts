@@ -2,7 +2,7 @@
  * The highlight.js languages the transcript can highlight, each built as its own small
  * file (dist/webview/hljs/<name>.js, see esbuild.mjs) and loaded the first time a code
  * block asks for it. Name → the aliases highlight.js gives it (a fence's info string may
- * use either); test/unit/webviewUi/hljsLanguages.test.ts checks this table against the
+ * use either); test/unit/webview-ui/transcript/codeHighlight.test.ts checks this table against the
  * definitions themselves. Plain data: esbuild.mjs reads it too.
  */
 export const HLJS_LANGUAGES: Record<string, readonly string[]> = {

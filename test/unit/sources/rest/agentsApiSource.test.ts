@@ -5,14 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { InterceptedRequest, ReferenceBackend } from '../../../src/demo/server.ts';
-import { BackendError } from '../../../src/domain/errors.ts';
-import type { SessionSummary } from '../../../src/domain/session.ts';
-import { encodePageKey, decodePageKey } from '../../../src/demo/rest/paging.ts';
-import { AgentsApiSource } from '../../../src/sources/rest/agentsApiSource.ts';
-import { silentLogger, type Logger } from '../../../src/util/logger.ts';
-import { readJson, restFetch, startTestBackend, type LooseJson } from '../../support/backend.ts';
-import { FaultInjector } from '../../support/faults.ts';
+import type { InterceptedRequest, ReferenceBackend } from '../../../../src/demo/server.ts';
+import { BackendError } from '../../../../src/domain/errors.ts';
+import type { SessionSummary } from '../../../../src/domain/session.ts';
+import { encodePageKey, decodePageKey } from '../../../../src/demo/rest/paging.ts';
+import { AgentsApiSource } from '../../../../src/sources/rest/agentsApiSource.ts';
+import { silentLogger, type Logger } from '../../../../src/util/logger.ts';
+import { readJson, restFetch, startTestBackend, type LooseJson } from '../../../support/backend.ts';
+import { FaultInjector } from '../../../support/faults.ts';
 
 const faults = new FaultInjector();
 /** Requests the backend saw (pathname + search). */

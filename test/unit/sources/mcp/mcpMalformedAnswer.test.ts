@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
-import { BackendError } from '../../../src/domain/errors.ts';
-import type { ReferenceBackend } from '../../../src/demo/server.ts';
-import { createMcpToolClient } from '../../../src/sources/mcp/mcpSdkClient.ts';
-import { McpSource } from '../../../src/sources/mcp/mcpSource.ts';
-import { silentLogger } from '../../../src/util/logger.ts';
-import { startTestBackend } from '../../support/backend.ts';
-import { FaultInjector } from '../../support/faults.ts';
+import { BackendError } from '../../../../src/domain/errors.ts';
+import type { ReferenceBackend } from '../../../../src/demo/server.ts';
+import { createMcpToolClient } from '../../../../src/sources/mcp/mcpSdkClient.ts';
+import { McpSource } from '../../../../src/sources/mcp/mcpSource.ts';
+import { silentLogger } from '../../../../src/util/logger.ts';
+import { startTestBackend } from '../../../support/backend.ts';
+import { FaultInjector } from '../../../support/faults.ts';
 
 const faults = new FaultInjector();
 let backend: ReferenceBackend;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SessionSummary } from '../../../src/domain/session.ts';
+import type { SessionSummary } from '../../../../src/domain/session.ts';
 import {
   parsePlatformRows,
   unwrapList,
   withManualTasks,
-} from '../../../src/sources/mcp/platformRows.ts';
+} from '../../../../src/sources/mcp/platformRows.ts';
 
 const row = (id: string, status: string, extra: Record<string, unknown> = {}) => ({
   session_id: id,

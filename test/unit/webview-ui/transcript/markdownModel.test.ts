@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseMarkdown } from '../../../webview-ui/src/transcript/markdownModel.ts';
-import type { MdNode } from '../../../webview-ui/src/transcript/markdownModel.ts';
-import { XSS_PAYLOADS } from '../../webview/support/xssCorpus.ts';
+import { parseMarkdown } from '../../../../webview-ui/src/transcript/markdownModel.ts';
+import type { MdNode } from '../../../../webview-ui/src/transcript/markdownModel.ts';
+import { XSS_PAYLOADS } from '../../../webview/support/xssCorpus.ts';
 
 /** Every node of a tree, depth first. */
 function* walk(nodes: MdNode[]): Generator<MdNode> {

@@ -8,13 +8,13 @@ import path from 'node:path';
 import { test } from 'node:test';
 import hljs from 'highlight.js/lib/core';
 import type { LanguageFn } from 'highlight.js';
-import { parseHighlighted } from '../../../webview-ui/src/transcript/codeHighlight.ts';
-import type { HlNode } from '../../../webview-ui/src/transcript/codeHighlight.ts';
+import { parseHighlighted } from '../../../../webview-ui/src/transcript/codeHighlight.ts';
+import type { HlNode } from '../../../../webview-ui/src/transcript/codeHighlight.ts';
 import {
   HLJS_EMBEDS,
   HLJS_LANGUAGES,
   languageOfInfo,
-} from '../../../webview-ui/src/transcript/hljsLanguages.ts';
+} from '../../../../webview-ui/src/transcript/hljsLanguages.ts';
 
 const flat = (nodes: HlNode[]): string =>
   nodes.map((n) => (typeof n === 'string' ? n : flat(n.children))).join('');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { resolveFileKey } from '../../../src/sources/transcripts/openTranscript.ts';
+import { resolveFileKey } from '../../../../src/sources/transcripts/openTranscript.ts';
 
 const file = (fileKey: string) => ({
   fileKey,

@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ReferenceBackend } from '../../../src/demo/server.ts';
-import type { SessionSummary } from '../../../src/domain/session.ts';
-import { AgentsApiSource } from '../../../src/sources/rest/agentsApiSource.ts';
-import { silentLogger } from '../../../src/util/logger.ts';
-import { readJson, restFetch, startTestBackend, type LooseJson } from '../../support/backend.ts';
+import type { ReferenceBackend } from '../../../../src/demo/server.ts';
+import type { SessionSummary } from '../../../../src/domain/session.ts';
+import { AgentsApiSource } from '../../../../src/sources/rest/agentsApiSource.ts';
+import { silentLogger } from '../../../../src/util/logger.ts';
+import { readJson, restFetch, startTestBackend, type LooseJson } from '../../../support/backend.ts';
 
 let backend: ReferenceBackend;
 /** Requests the backend saw (pathname only). */

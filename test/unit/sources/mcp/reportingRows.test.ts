@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BackendError } from '../../../src/domain/errors.ts';
-import { parseListAgentSessions } from '../../../src/sources/mcp/reportingRows.ts';
+import { BackendError } from '../../../../src/domain/errors.ts';
+import { parseListAgentSessions } from '../../../../src/sources/mcp/reportingRows.ts';
 
 const row = (id: string, status: string) => ({
   id,

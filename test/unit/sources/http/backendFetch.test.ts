@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { BackendError } from '../../../src/domain/errors.ts';
-import { createBackendFetch } from '../../../src/sources/http/backendFetch.ts';
-import type { Logger } from '../../../src/util/logger.ts';
+import { BackendError } from '../../../../src/domain/errors.ts';
+import { createBackendFetch } from '../../../../src/sources/http/backendFetch.ts';
+import type { Logger } from '../../../../src/util/logger.ts';
 
 const seenAuth: (string | undefined)[] = [];
 const logLines: string[] = [];

@@ -7,16 +7,21 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import type { ReferenceBackend } from '../../../src/demo/server.ts';
-import { deriveReportingStatus } from '../../../src/domain/derivedStatus.ts';
-import type { SessionSummary } from '../../../src/domain/session.ts';
-import { createMcpToolClient } from '../../../src/sources/mcp/mcpSdkClient.ts';
-import { McpSource } from '../../../src/sources/mcp/mcpSource.ts';
-import { sessionCostSeries } from '../../../src/sources/usage/costSeries.ts';
-import { SessionStore } from '../../../src/store/sessionStore.ts';
-import { silentLogger, type Logger } from '../../../src/util/logger.ts';
-import { callTool, connectMcp, startTestBackend, type LooseJson } from '../../support/backend.ts';
-import { FaultInjector } from '../../support/faults.ts';
+import type { ReferenceBackend } from '../../../../src/demo/server.ts';
+import { deriveReportingStatus } from '../../../../src/domain/derivedStatus.ts';
+import type { SessionSummary } from '../../../../src/domain/session.ts';
+import { createMcpToolClient } from '../../../../src/sources/mcp/mcpSdkClient.ts';
+import { McpSource } from '../../../../src/sources/mcp/mcpSource.ts';
+import { sessionCostSeries } from '../../../../src/sources/usage/costSeries.ts';
+import { SessionStore } from '../../../../src/store/sessionStore.ts';
+import { silentLogger, type Logger } from '../../../../src/util/logger.ts';
+import {
+  callTool,
+  connectMcp,
+  startTestBackend,
+  type LooseJson,
+} from '../../../support/backend.ts';
+import { FaultInjector } from '../../../support/faults.ts';
 
 const faults = new FaultInjector();
 let backend: ReferenceBackend;

@@ -6,13 +6,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import type { ReferenceBackend } from '../../../src/demo/server.ts';
-import { ITENTIAL_STATUSES } from '../../../src/demo/data/itential.ts';
-import type { SessionSummary } from '../../../src/domain/session.ts';
-import { createMcpToolClient } from '../../../src/sources/mcp/mcpSdkClient.ts';
-import { McpSource } from '../../../src/sources/mcp/mcpSource.ts';
-import { silentLogger } from '../../../src/util/logger.ts';
-import { callTool, connectMcp, startTestBackend, type LooseJson } from '../../support/backend.ts';
+import type { ReferenceBackend } from '../../../../src/demo/server.ts';
+import { ITENTIAL_STATUSES } from '../../../../src/demo/data/itential.ts';
+import type { SessionSummary } from '../../../../src/domain/session.ts';
+import { createMcpToolClient } from '../../../../src/sources/mcp/mcpSdkClient.ts';
+import { McpSource } from '../../../../src/sources/mcp/mcpSource.ts';
+import { silentLogger } from '../../../../src/util/logger.ts';
+import {
+  callTool,
+  connectMcp,
+  startTestBackend,
+  type LooseJson,
+} from '../../../support/backend.ts';
 
 let backend: ReferenceBackend;
 let itential: Client;

@@ -9,13 +9,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { EXPORT_WINDOW, exportEntries } from '../../../src/domain/export/exportRunner.ts';
+import { EXPORT_WINDOW, exportEntries } from '../../../../src/domain/export/exportRunner.ts';
 import {
   closeOpenFence,
   fenced,
   inlineCode,
   splitFences,
-} from '../../../src/domain/export/markdownText.ts';
+} from '../../../../src/domain/export/markdownText.ts';
 import {
   EXPORT_CSP,
   escapeHtml,
@@ -23,11 +23,11 @@ import {
   rendererFor,
   renderTranscript,
   type ExportMeta,
-} from '../../../src/domain/export/transcriptExport.ts';
-import { MemoryTranscript } from '../../../src/domain/transcript/memoryTranscript.ts';
-import type { TranscriptEntry, TranscriptSource } from '../../../src/domain/transcript/model.ts';
-import { TranscriptDocument } from '../../../src/domain/transcript/transcriptDocument.ts';
-import { XSS_PAYLOADS } from '../../webview/support/xssCorpus.ts';
+} from '../../../../src/domain/export/transcriptExport.ts';
+import { MemoryTranscript } from '../../../../src/domain/transcript/memoryTranscript.ts';
+import type { TranscriptEntry, TranscriptSource } from '../../../../src/domain/transcript/model.ts';
+import { TranscriptDocument } from '../../../../src/domain/transcript/transcriptDocument.ts';
+import { XSS_PAYLOADS } from '../../../webview/support/xssCorpus.ts';
 
 const META: ExportMeta = {
   title: 'Fix the build',
