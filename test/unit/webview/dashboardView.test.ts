@@ -26,7 +26,7 @@ import {
   toDashboardView,
 } from '../../../src/webview/dashboardView.ts';
 import { FIXED_NOW, type LooseJson } from '../../support/backend.ts';
-import { backendFailure, Rig } from './helpers.ts';
+import { backendFailure, Rig } from '../../support/mcpRig.ts';
 
 const rig = new Rig();
 let source: McpSource;

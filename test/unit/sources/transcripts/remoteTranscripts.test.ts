@@ -9,19 +9,26 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { TranscriptDocument } from '../../../src/domain/transcript/transcriptDocument.ts';
-import type { McpSource } from '../../../src/sources/mcp/mcpSource.ts';
+import { TranscriptDocument } from '../../../../src/domain/transcript/transcriptDocument.ts';
+import type { McpSource } from '../../../../src/sources/mcp/mcpSource.ts';
 import {
   isTranscriptUnavailableError,
   STALE_TEXT,
   UPLOAD_PENDING_TEXT,
   type TranscriptUnavailableError,
-} from '../../../src/sources/transcripts/availability.ts';
+} from '../../../../src/sources/transcripts/availability.ts';
 import {
   RemoteTranscripts,
   TRANSCRIPT_TOOL,
-} from '../../../src/sources/transcripts/remoteTranscripts.ts';
-import { backendFailure, cacheFiles, rejection, removeDir, Rig, tempStorage } from './helpers.ts';
+} from '../../../../src/sources/transcripts/remoteTranscripts.ts';
+import {
+  backendFailure,
+  cacheFiles,
+  rejection,
+  removeDir,
+  Rig,
+  tempStorage,
+} from '../../../support/mcpRig.ts';
 
 const rig = new Rig();
 let source: McpSource;

@@ -1,7 +1,7 @@
 /**
- * Shared setup for the webview-data tests: a reference backend with a fault injector
- * and a request log in front, McpSources built the way the extension builds them, and
- * throwaway storage folders.
+ * Shared setup for the tests of what the panels show (usage, transcripts, comments, the
+ * dashboard): a reference backend with a fault injector and a request log in front,
+ * McpSources built the way the extension builds them, and throwaway storage folders.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -12,13 +12,13 @@ import type {
   ReferenceBackend,
   ReferenceBackendOptions,
   RequestInterceptor,
-} from '../../../src/demo/server.ts';
-import { isBackendError, type BackendError } from '../../../src/domain/errors.ts';
-import { createMcpToolClient } from '../../../src/sources/mcp/mcpSdkClient.ts';
-import { McpSource } from '../../../src/sources/mcp/mcpSource.ts';
-import { silentLogger } from '../../../src/util/logger.ts';
-import { startTestBackend } from '../../support/backend.ts';
-import { FaultInjector } from '../../support/faults.ts';
+} from '../../src/demo/server.ts';
+import { isBackendError, type BackendError } from '../../src/domain/errors.ts';
+import { createMcpToolClient } from '../../src/sources/mcp/mcpSdkClient.ts';
+import { McpSource } from '../../src/sources/mcp/mcpSource.ts';
+import { silentLogger } from '../../src/util/logger.ts';
+import { startTestBackend } from './backend.ts';
+import { FaultInjector } from './faults.ts';
 
 export interface SeenRequest {
   area: InterceptedRequest['area'];

@@ -4,22 +4,22 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { BackendError } from '../../../src/domain/errors.ts';
-import type { SessionSummary } from '../../../src/domain/session.ts';
-import type { TranscriptEntry } from '../../../src/domain/transcript/model.ts';
-import { TranscriptDocument } from '../../../src/domain/transcript/transcriptDocument.ts';
-import type { JsonToolCaller } from '../../../src/sources/mcp/jsonToolCaller.ts';
-import type { McpSource } from '../../../src/sources/mcp/mcpSource.ts';
-import { RemoteTranscripts } from '../../../src/sources/transcripts/remoteTranscripts.ts';
+import { BackendError } from '../../../../src/domain/errors.ts';
+import type { SessionSummary } from '../../../../src/domain/session.ts';
+import type { TranscriptEntry } from '../../../../src/domain/transcript/model.ts';
+import { TranscriptDocument } from '../../../../src/domain/transcript/transcriptDocument.ts';
+import type { JsonToolCaller } from '../../../../src/sources/mcp/jsonToolCaller.ts';
+import type { McpSource } from '../../../../src/sources/mcp/mcpSource.ts';
+import { RemoteTranscripts } from '../../../../src/sources/transcripts/remoteTranscripts.ts';
 import {
   ANALYTICS_TOOL,
   fetchDashboardData,
   LIST_TOOL,
   USAGE_TOOL,
-} from '../../../src/sources/usage/connectionUsage.ts';
-import { buildSessionUsage } from '../../../src/sources/usage/sessionUsage.ts';
-import type { LooseJson } from '../../support/backend.ts';
-import { backendFailure, removeDir, Rig, tempStorage } from './helpers.ts';
+} from '../../../../src/sources/usage/connectionUsage.ts';
+import { buildSessionUsage } from '../../../../src/sources/usage/sessionUsage.ts';
+import type { LooseJson } from '../../../support/backend.ts';
+import { backendFailure, removeDir, Rig, tempStorage } from '../../../support/mcpRig.ts';
 
 const rig = new Rig();
 let source: McpSource;

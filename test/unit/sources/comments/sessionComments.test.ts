@@ -7,9 +7,9 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import {
   MAX_WINDOW,
   TranscriptDocument,
-} from '../../../src/domain/transcript/transcriptDocument.ts';
-import type { TranscriptEntry } from '../../../src/domain/transcript/model.ts';
-import type { McpSource } from '../../../src/sources/mcp/mcpSource.ts';
+} from '../../../../src/domain/transcript/transcriptDocument.ts';
+import type { TranscriptEntry } from '../../../../src/domain/transcript/model.ts';
+import type { McpSource } from '../../../../src/sources/mcp/mcpSource.ts';
 import {
   COMMENTS_TOOL,
   commentsView,
@@ -18,11 +18,11 @@ import {
   placeAnchors,
   searchEntries,
   searchTranscript,
-} from '../../../src/sources/comments/sessionComments.ts';
-import type { CommentView } from '../../../src/shared/protocol.ts';
-import { RemoteTranscripts } from '../../../src/sources/transcripts/remoteTranscripts.ts';
-import type { LooseJson } from '../../support/backend.ts';
-import { removeDir, Rig, tempStorage } from './helpers.ts';
+} from '../../../../src/sources/comments/sessionComments.ts';
+import type { CommentView } from '../../../../src/shared/protocol.ts';
+import { RemoteTranscripts } from '../../../../src/sources/transcripts/remoteTranscripts.ts';
+import type { LooseJson } from '../../../support/backend.ts';
+import { removeDir, Rig, tempStorage } from '../../../support/mcpRig.ts';
 
 const rig = new Rig();
 let source: McpSource;

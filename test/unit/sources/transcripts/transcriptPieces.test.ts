@@ -3,16 +3,16 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { BackendError } from '../../../src/domain/errors.ts';
-import { describeAvailability } from '../../../src/sources/transcripts/availability.ts';
-import { signedUrlExpiry } from '../../../src/sources/transcripts/signedUrl.ts';
-import { TranscriptCache } from '../../../src/sources/transcripts/transcriptCache.ts';
+import { BackendError } from '../../../../src/domain/errors.ts';
+import { describeAvailability } from '../../../../src/sources/transcripts/availability.ts';
+import { signedUrlExpiry } from '../../../../src/sources/transcripts/signedUrl.ts';
+import { TranscriptCache } from '../../../../src/sources/transcripts/transcriptCache.ts';
 import {
   parseTranscriptList,
   type TranscriptDescriptor,
-} from '../../../src/sources/transcripts/transcriptDescriptors.ts';
-import { SharedTasks } from '../../../src/util/sharedTasks.ts';
-import { removeDir, tempStorage } from './helpers.ts';
+} from '../../../../src/sources/transcripts/transcriptDescriptors.ts';
+import { SharedTasks } from '../../../../src/util/sharedTasks.ts';
+import { removeDir, tempStorage } from '../../../support/mcpRig.ts';
 
 const dirs: string[] = [];
 after(() => Promise.all(dirs.map(removeDir)));
