@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { costByDay } from '../../../src/sources/usage/costSeries.ts';
+import { costByDay } from '../../../../src/sources/usage/costSeries.ts';
 import {
   manualTaskState,
   parseInstructions,
   parseManualTask,
-} from '../../../src/sources/mcp/steeringSchemas.ts';
-import type { SessionSummary } from '../../../src/domain/session.ts';
+} from '../../../../src/sources/mcp/steeringSchemas.ts';
+import type { SessionSummary } from '../../../../src/domain/session.ts';
 
 test("a task's status says whether it is open or finished; a finish state alone means finished", () => {
   for (const open of ['pending', 'incomplete', 'PENDING', ' open ']) {
