@@ -73,8 +73,9 @@ async function resolveConnection(deps: Deps, arg: unknown): Promise<ConnectionCo
 }
 
 async function addConnection(deps: Deps): Promise<void> {
-  const kind = await pickConnectionKind();
-  if (!kind) return;
+  const picked = await pickConnectionKind();
+  if (!picked) return;
+  const kind = picked.connectionKind;
   if (kind === 'local') {
     await addLocalConnection(deps);
     return;
@@ -93,8 +94,8 @@ async function addConnection(deps: Deps): Promise<void> {
 }
 
 /** Step 1: MCP server, agents REST API or local transcripts. */
-async function pickConnectionKind(): Promise<ConnectionKind | undefined> {
-  const picked = await vscode.window.showQuickPick(
+function pickConnectionKind(): Thenable<{ connectionKind: ConnectionKind } | undefined> {
+  return vscode.window.showQuickPick(
     [
       {
         label: vscode.l10n.t('MCP server'),
@@ -116,7 +117,6 @@ async function pickConnectionKind(): Promise<ConnectionKind | undefined> {
     ],
     { title: vscode.l10n.t('Add Connection (1/4): kind'), ignoreFocusOut: true },
   );
-  return picked?.connectionKind;
 }
 
 /** Steps 2-4 of a remote connection: URL, name and token (empty for none). */

@@ -176,8 +176,9 @@ async function askCompletion(
     if (!picked) return undefined;
     acknowledged = picked;
   }
-  const requestReview = await askReview(session);
-  if (requestReview === undefined) return undefined;
+  const review = await askReview(session);
+  if (!review) return undefined;
+  const requestReview = review.review;
   const completed = { sessionId: session.id, status: 'completed' as const, summary };
   if (unreadable !== undefined) {
     const message = vscode.l10n.t(
@@ -258,8 +259,8 @@ async function pickAcknowledged(
 }
 
 /** Step 3: whether to request a review; undefined when dismissed. */
-async function askReview(session: SessionSummary): Promise<boolean | undefined> {
-  const review = await vscode.window.showQuickPick(
+function askReview(session: SessionSummary): Thenable<{ review: boolean } | undefined> {
+  return vscode.window.showQuickPick(
     [
       { label: vscode.l10n.t('No review needed'), review: false },
       {
@@ -273,7 +274,6 @@ async function askReview(session: SessionSummary): Promise<boolean | undefined> 
       ignoreFocusOut: true,
     },
   );
-  return review?.review;
 }
 
 /** A modal warning with "Complete Anyway"; true when the user chose it. */
