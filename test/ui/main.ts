@@ -3,7 +3,14 @@
  * the way a person would: activity bar → welcome view → Open Demo → tree, badge and
  * status bar. Screenshots go to test-results/ui/.
  */
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -12,6 +19,7 @@ import { startCodeServer, workbenchUrl } from '../../scripts/lib/codeServer.ts';
 import { buildDataset } from '../../src/demo/dataset.ts';
 import { DEFAULT_SEED } from '../../src/demo/server.ts';
 import { chromiumArgs, chromiumPath, projectRoot } from '../../scripts/lib/tools.ts';
+import { generateClaudeCodeTranscript } from '../../src/demo/transcripts/index.ts';
 import { writeLocalCorpus } from '../support/localCorpus.ts';
 
 /** The part of a page's HTMLImageElement the checks read (this file has no DOM types). */
@@ -75,6 +83,18 @@ async function filterByText(page: Page, text: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
+/**
+ * Clicks an action in the Sessions view's title bar. With a second view in the container
+ * (Search Results) each view's actions sit in its own header and show only while the
+ * pointer is over it: hover the header first.
+ */
+async function sessionsAction(page: Page, label: string): Promise<void> {
+  const header = page.locator('.part.sidebar .pane-header', { hasText: /^\s*Sessions/ }).first();
+  // A view alone in its container has its actions in the container's title bar instead.
+  if ((await header.count()) > 0) await header.hover();
+  await page.locator(`.part.sidebar .action-label[aria-label="${label}"]`).first().click();
+}
+
 async function step(name: string, body: () => Promise<void>): Promise<void> {
   const started = Date.now();
   try {
@@ -93,6 +113,12 @@ async function step(name: string, body: () => Promise<void>): Promise<void> {
   }
 }
 
+/** An element's computed text colour (run in the page). */
+const textColour = (element: unknown): string =>
+  (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(
+    element,
+  ).color;
+
 const sidebarRow = (page: Page, text: string | RegExp) =>
   page.locator('.part.sidebar .monaco-list-row', { hasText: text }).first();
 
@@ -107,24 +133,31 @@ const liveFile = path.join(
   liveCwd.replaceAll('/', '-'),
   `${LIVE_ID}.jsonl`,
 );
-const liveLine = (type: 'user' | 'assistant', text: string, n: number) =>
+/** One user or assistant line of a Claude Code session, as the harness writes it. */
+const chatLine = (
+  session: { id: string; cwd: string; prefix: string },
+  type: 'user' | 'assistant',
+  text: string,
+  n: number,
+  timestamp = new Date().toISOString(),
+) =>
   JSON.stringify({
     parentUuid: null,
     isSidechain: false,
     userType: 'external',
-    cwd: liveCwd,
-    sessionId: LIVE_ID,
+    cwd: session.cwd,
+    sessionId: session.id,
     version: '2.1.40',
     gitBranch: 'main',
     type,
-    uuid: `live-${n}`,
-    timestamp: new Date().toISOString(),
+    uuid: `${session.prefix}-${n}`,
+    timestamp,
     ...(type === 'user'
       ? { message: { role: 'user', content: text } }
       : {
-          requestId: `req_live_${n}`,
+          requestId: `req_${session.prefix}_${n}`,
           message: {
-            id: `msg_live_${n}`,
+            id: `msg_${session.prefix}_${n}`,
             type: 'message',
             role: 'assistant',
             model: 'claude-sonnet-4-5-20250929',
@@ -134,12 +167,77 @@ const liveLine = (type: 'user' | 'assistant', text: string, n: number) =>
           },
         }),
   }) + '\n';
+const liveLine = (type: 'user' | 'assistant', text: string, n: number) =>
+  chatLine({ id: LIVE_ID, cwd: liveCwd, prefix: 'live' }, type, text, n);
 mkdirSync(path.dirname(liveFile), { recursive: true });
 writeFileSync(
   liveFile,
   liveLine('user', 'Add a readiness probe to the API', 1) +
     liveLine('assistant', 'Added GET /readyz next to /healthz.', 2),
 );
+
+// The session for the reading steps: npm start's demo session whose agent writes a new test,
+// Edits the file it read whole and MultiEdits a third, in a project of its own; then one more
+// exchange, as the agent would write it, with a Markdown heading, a list and a fenced code
+// block (the generator writes none) and a ticket number no other corpus session mentions.
+const CHANGES_ID = '7c1d9e2a-3b4f-4a5c-8d6e-1f2a3b4c5d6e';
+const changesCwd = '/home/dev/changes-ui';
+/** The start of its first prompt, which names it. */
+const CHANGES_LABEL = 'Invoice.total ignores the discount';
+const SEARCH_WORD = 'LEDGER-4711';
+const changesFile = path.join(
+  localCorpus.claudeDir,
+  'projects',
+  changesCwd.replaceAll('/', '-'),
+  `${CHANGES_ID}.jsonl`,
+);
+{
+  const { main } = generateClaudeCodeTranscript({
+    seed: 2020,
+    sessionId: CHANGES_ID,
+    cwd: changesCwd,
+    model: 'claude-sonnet-4-5-20250929',
+    startedAt: '2026-06-03T08:00:00.000Z',
+    turns: 2,
+    editsThreeFiles: true,
+  });
+  const stamps = [...main.matchAll(/"timestamp":"([^"]+)"/g)];
+  const after = Date.parse(stamps.at(-1)![1]!);
+  const line = (type: 'user' | 'assistant', text: string, n: number) =>
+    chatLine(
+      { id: CHANGES_ID, cwd: changesCwd, prefix: 'changes' },
+      type,
+      text,
+      n,
+      new Date(after + n * 20_000).toISOString(),
+    );
+  mkdirSync(path.dirname(changesFile), { recursive: true });
+  writeFileSync(
+    changesFile,
+    main +
+      line('user', `Paste the fixed property so I can quote it in ticket ${SEARCH_WORD}.`, 1) +
+      line(
+        'assistant',
+        [
+          '## The fixed `Invoice.total`',
+          '',
+          '- the discount is subtracted first, never below zero',
+          '- tax-exempt invoices are quantized like taxed ones',
+          '',
+          '```python',
+          '@property',
+          'def total(self) -> Decimal:',
+          '    taxable = max(self.subtotal - self.discount, Decimal("0"))',
+          '    if self.tax_exempt:',
+          '        return taxable.quantize(Decimal("0.01"))',
+          '    return (taxable * (1 + self.tax_rate)).quantize(Decimal("0.01"))',
+          '```',
+        ].join('\n'),
+        2,
+      ),
+  );
+}
+const exportDir = mkdtempSync(path.join(os.tmpdir(), 'asi-ui-export-'));
 
 const server = await startCodeServer({
   install: [vsix],
@@ -179,7 +277,7 @@ try {
         .click();
       await sidebarRow(page, 'Waiting on you').waitFor({ timeout: 60_000 });
       // Expanded groups push the rest out of the virtualised list: collapse, then open one connection.
-      await page.locator('.part.sidebar .action-label[aria-label="Collapse All"]').first().click();
+      await sessionsAction(page, 'Collapse All');
       const connections = await page
         .locator('.part.sidebar .monaco-list-row .label-name')
         .allInnerTexts();
@@ -281,10 +379,7 @@ try {
         page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('#active-frame');
       /** Opens a group's sessions in turn until `accept` says one is suitable. */
       const openFirst = async (group: string, accept: () => Promise<boolean>) => {
-        await page
-          .locator('.part.sidebar .action-label[aria-label="Collapse All"]')
-          .first()
-          .click();
+        await sessionsAction(page, 'Collapse All');
         await sidebarRow(page, 'Demo · Reporting').click();
         // Load every page (218 sessions, 100 a page): with the groups collapsed the row is in view.
         for (let i = 0; i < 3; i++) {
@@ -360,7 +455,7 @@ try {
   );
 
   await step('a platform session shows its manual task; the workflow body stays text', async () => {
-    await page.locator('.part.sidebar .action-label[aria-label="Collapse All"]').first().click();
+    await sessionsAction(page, 'Collapse All');
     const platform = sidebarRow(page, 'Demo · Platform');
     const waiting = sidebarRow(page, 'Waiting on you');
     // Clear Filters just reloaded every connection: a node expanded while its reload lands
@@ -408,12 +503,9 @@ try {
         .locator('.quick-input-list .monaco-list-row', { hasText: 'Local transcripts' })
         .first()
         .click();
-      await page.locator('.part.sidebar .action-label[aria-label="Collapse All"]').first().click();
+      await sessionsAction(page, 'Collapse All');
       await sidebarRow(page, 'This machine').waitFor({ timeout: 30_000 });
-      await page
-        .locator('.part.sidebar .action-label[aria-label="Group by Project"]')
-        .first()
-        .click();
+      await sessionsAction(page, 'Group by Project');
       const machine = sidebarRow(page, 'This machine');
       if ((await machine.getAttribute('aria-expanded')) !== 'true') await machine.click();
       const project = sidebarRow(page, /^live-ui/);
@@ -440,10 +532,7 @@ try {
         .waitFor({ timeout: 15_000 });
       console.log(`    the appended reply rendered ${Date.now() - started} ms after the write`);
       await page.screenshot({ path: path.join(shots, '11-local-live.png') });
-      await page
-        .locator('.part.sidebar .action-label[aria-label="Group by Status"]')
-        .first()
-        .click();
+      await sessionsAction(page, 'Group by Status');
     },
   );
   await step('the Extensions view shows the package with its icon and its README', async () => {
@@ -464,9 +553,10 @@ try {
     await editor.locator('.header .name', { hasText: 'Agent Session Inspector' }).waitFor();
     const icon = editor.locator('.header .icon-container img.icon');
     await icon.waitFor();
-    const iconWidth = await icon.evaluate((img: PageImage) =>
-      img.complete ? img.naturalWidth : 0,
-    );
+    const iconWidth = await icon.evaluate((element) => {
+      const img = element as unknown as PageImage;
+      return img.complete ? img.naturalWidth : 0;
+    });
     if (iconWidth !== 128) throw new Error(`the icon shows ${iconWidth} px wide, not 128`);
     // The README is a webview: find its frame and wait until every image has loaded.
     const readme = page
@@ -480,6 +570,237 @@ try {
     await readme.locator('h1').first().scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(shots, '12-extension-details.png') });
   });
+
+  const sessionPanel = () =>
+    page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('#active-frame');
+  /** The Sessions view grouped by project, "This machine" expanded, every other node collapsed. */
+  const showLocalProjects = async () => {
+    // A click on the container shown already would close the sidebar.
+    const shown = page.locator('.part.sidebar .composite.title', { hasText: 'Session Inspector' });
+    if (!(await shown.isVisible())) {
+      // The icon's badge covers part of it: click the item that holds both.
+      await page
+        .locator('.part.activitybar .action-item:has([aria-label^="Session Inspector"])')
+        .first()
+        .click();
+    }
+    await sessionsAction(page, 'Collapse All');
+    const byProject = page.locator('.part.sidebar .action-label[aria-label="Group by Project"]');
+    if ((await byProject.count()) > 0) await sessionsAction(page, 'Group by Project');
+    const machine = sidebarRow(page, 'This machine');
+    await machine.waitFor({ timeout: 30_000 });
+    if ((await machine.getAttribute('aria-expanded')) !== 'true') await machine.click();
+  };
+
+  await step(
+    'a session whose agent changed three files: its transcript renders Markdown, a highlighted code block and per-call diffs',
+    async () => {
+      await showLocalProjects();
+      const project = sidebarRow(page, /^changes-ui/);
+      await project.waitFor({ timeout: 30_000 });
+      if ((await project.getAttribute('aria-expanded')) !== 'true') await project.click();
+      const row = page
+        .locator('.part.sidebar .monaco-list-row[aria-level="3"]', { hasText: CHANGES_LABEL })
+        .first();
+      await row.click();
+      const panel = sessionPanel();
+      const title = await panel.locator('session-details h1').innerText({ timeout: 30_000 });
+      if (!title.trim().startsWith(CHANGES_LABEL))
+        throw new Error(`panel title ${JSON.stringify(title)}`);
+      await panel.locator('session-details vscode-tab-header', { hasText: 'Transcript' }).click();
+      const transcript = panel.locator('transcript-view');
+      const answer = transcript.locator('.entry', { hasText: 'The fixed' }).last();
+      // Rows are drawn as they scroll into view: go to the end, where the answer is.
+      const feed = transcript.locator('.feed').first();
+      await feed.waitFor({ timeout: 30_000 });
+      for (let i = 0; !(await answer.isVisible()); i++) {
+        if (i === 40) throw new Error("the session's last answer did not render");
+        await feed.evaluate((el) => {
+          const box = el as unknown as { scrollTop: number; scrollHeight: number };
+          box.scrollTop = box.scrollHeight;
+        });
+        await page.waitForTimeout(500);
+      }
+      await answer.scrollIntoViewIfNeeded();
+      await answer.locator('h2', { hasText: 'The fixed' }).waitFor({ timeout: 10_000 });
+      await answer.locator('li', { hasText: 'never below zero' }).waitFor();
+      // The language arrives as a module of its own the first time a block asks for it.
+      const keyword = answer.locator('pre code .hljs-keyword', { hasText: 'def' }).first();
+      await keyword.waitFor({ timeout: 30_000 });
+      const spans = await answer.locator('pre code [class^="hljs-"]').count();
+      if (spans < 3) throw new Error(`the code block has ${spans} highlighted spans`);
+      const colour = await keyword.evaluate(textColour);
+      const plain = await answer.locator('pre code').first().evaluate(textColour);
+      if (colour === plain) throw new Error(`the keyword has the code's own colour ${colour}`);
+      await page.screenshot({ path: path.join(shots, '13-transcript-markdown.png') });
+      // The agent's Edit shows as a diff with its counts, not as JSON.
+      const edit = transcript.locator('.diff', { hasText: 'invoice.py' }).first();
+      for (let i = 0; !(await edit.isVisible()); i++) {
+        if (i === 40) throw new Error('no Edit diff rendered');
+        await feed.evaluate((el) => {
+          (el as unknown as { scrollTop: number }).scrollTop -= 400;
+        });
+        await page.waitForTimeout(300);
+      }
+      await edit.locator('.dl.add').first().waitFor();
+    },
+  );
+
+  await step(
+    'the Changes tab lists the three files with +/- counts; a click opens the diff editor',
+    async () => {
+      const panel = sessionPanel();
+      await panel.locator('session-details vscode-tab-header', { hasText: 'Changes' }).click();
+      const files = panel.locator('changes-view li');
+      await files.nth(2).waitFor({ timeout: 60_000 });
+      const rows = await files.allInnerTexts();
+      if (rows.length !== 3) throw new Error(`changed files ${JSON.stringify(rows)}`);
+      for (const name of ['test_invoice_regression.py', 'invoice.py', 'pyproject.toml']) {
+        const file = files.filter({ has: panel.locator('.path', { hasText: name }) }).first();
+        const added = (await file.locator('.counts .added').innerText()).trim();
+        const removed = (await file.locator('.counts .removed').innerText()).trim();
+        if (!/^\+[1-9]\d*$/.test(added) || !/^−\d+$/.test(removed))
+          throw new Error(`${name}: counts ${added} ${removed}`);
+      }
+      await page.screenshot({ path: path.join(shots, '14-changes.png') });
+      await files
+        .filter({ has: panel.locator('.path', { hasText: /(^|\/)invoice\.py/ }) })
+        .first()
+        .locator('button.file')
+        .click();
+      const diff = page.locator('.part.editor .monaco-diff-editor').first();
+      await diff.waitFor({ timeout: 30_000 });
+      const tab = page.locator('.part.editor .tab.active').first();
+      const tabTitle = (await tab.innerText()).trim();
+      if (!tabTitle.includes('invoice.py') || !tabTitle.includes('before ↔ after'))
+        throw new Error(`diff tab title ${JSON.stringify(tabTitle)}`);
+      // Both sides hold text: the file before the Edit and after it.
+      await diff.locator('.line-delete, .char-delete').first().waitFor({ timeout: 15_000 });
+      await diff.locator('.line-insert, .char-insert').first().waitFor({ timeout: 15_000 });
+      await page.screenshot({ path: path.join(shots, '15-diff-editor.png') });
+    },
+  );
+
+  await step(
+    'Search Sessions… finds a word only that session has; its result opens the panel at the match',
+    async () => {
+      for (let attempt = 1; ; attempt++) {
+        await runCommand(page, 'Search Sessions…');
+        // The query box has a title; the palette it replaces has none.
+        const box = page.locator('.quick-input-widget .quick-input-title', {
+          hasText: 'Search Sessions',
+        });
+        const filled = await box
+          .waitFor({ timeout: 5_000 })
+          .then(() =>
+            page.locator('.quick-input-widget input').first().fill(SEARCH_WORD, { timeout: 5_000 }),
+          )
+          .then(() => true)
+          .catch(() => false);
+        if (filled) break;
+        if (attempt === 3) throw new Error('the Search Sessions box did not take the text');
+      }
+      await page.keyboard.press('Enter');
+      const hit = page.locator('.part.sidebar .monaco-list-row', { hasText: SEARCH_WORD }).first();
+      await hit.waitFor({ timeout: 60_000 });
+      const hits = await page
+        .locator('.part.sidebar .monaco-list-row', { hasText: SEARCH_WORD })
+        .count();
+      if (hits !== 1) throw new Error(`${hits} result lines for ${SEARCH_WORD}`);
+      const highlighted = await hit.locator('.highlight').allInnerTexts();
+      if (!highlighted.includes(SEARCH_WORD))
+        throw new Error(`the result highlights ${JSON.stringify(highlighted)}`);
+      // Grouped under its session.
+      const group = page
+        .locator('.part.sidebar .monaco-list-row[aria-level="1"]', { hasText: CHANGES_LABEL })
+        .last();
+      await group.waitFor();
+      await page.screenshot({ path: path.join(shots, '16-search-results.png') });
+      await hit.click();
+      const mark = sessionPanel().locator('transcript-view mark', { hasText: SEARCH_WORD }).first();
+      await mark.waitFor({ timeout: 60_000 });
+      if (!(await mark.isVisible())) throw new Error('the match is not visible in the transcript');
+      const entry = sessionPanel()
+        .locator('transcript-view .entry', { has: sessionPanel().locator('mark') })
+        .first();
+      if (!(await entry.innerText()).includes('quote it in ticket'))
+        throw new Error('the match is marked in another entry');
+      await page.screenshot({ path: path.join(shots, '17-search-match.png') });
+    },
+  );
+
+  /** Export… in the panel's header, the format's quick pick, then the save dialog. */
+  const exportFromPanel = async (format: 'Markdown' | 'HTML', target: string) => {
+    await sessionPanel()
+      .locator('session-details vscode-button', { hasText: 'Export…' })
+      .first()
+      .click();
+    await page
+      .locator('.quick-input-list .monaco-list-row', { hasText: new RegExp(`^${format}\\b`) })
+      .first()
+      .click({ timeout: 15_000 });
+    // code-server's save dialog is VS Code's simple file dialog: a quick input holding a path.
+    const input = page.locator('.quick-input-widget input').first();
+    await page
+      .locator('.quick-input-widget .quick-input-title', { hasText: 'Export Transcript' })
+      .waitFor();
+    await input.fill(target);
+    await page.keyboard.press('Enter');
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(target)) {
+      if (Date.now() > deadline) throw new Error(`${target} was not written`);
+      await page.waitForTimeout(250);
+    }
+    // Written in place: wait until the export says it is done.
+    await page
+      .locator('.notifications-toasts', { hasText: `to ${path.basename(target)}` })
+      .first()
+      .waitFor({ timeout: 60_000 });
+    return readFileSync(target, 'utf8');
+  };
+
+  await step('Export… writes the transcript as Markdown and as HTML without scripts', async () => {
+    const markdown = await exportFromPanel('Markdown', path.join(exportDir, 'session.md'));
+    for (const text of [CHANGES_LABEL, SEARCH_WORD, '```python'])
+      if (!markdown.includes(text)) throw new Error(`the Markdown lacks ${JSON.stringify(text)}`);
+    const html = await exportFromPanel('HTML', path.join(exportDir, 'session.html'));
+    for (const text of [CHANGES_LABEL, SEARCH_WORD, '<html'])
+      if (!html.includes(text)) throw new Error(`the HTML lacks ${JSON.stringify(text)}`);
+    if (/<script/i.test(html)) throw new Error('the HTML has a <script');
+    await page.screenshot({ path: path.join(shots, '18-exported.png') });
+  });
+
+  await step(
+    'Archive takes the session out of the tree; Show Archived brings it back',
+    async () => {
+      await runCommand(page, 'Clear Search Results');
+      await sessionPanel()
+        .locator('session-details vscode-button', { hasText: /^\s*Archive\s*$/ })
+        .first()
+        .click();
+      await sessionPanel()
+        .locator('session-details vscode-button', { hasText: 'Unarchive' })
+        .first()
+        .waitFor({ timeout: 15_000 });
+      await showLocalProjects();
+      const project = sidebarRow(page, /^changes-ui/);
+      const gone = Date.now() + 30_000;
+      while (await project.isVisible()) {
+        if (Date.now() > gone) throw new Error('the archived session is still in the tree');
+        await page.waitForTimeout(250);
+      }
+      await page.screenshot({ path: path.join(shots, '19-archived.png') });
+      await runCommand(page, 'Show Archived');
+      await project.waitFor({ timeout: 30_000 });
+      if ((await project.getAttribute('aria-expanded')) !== 'true') await project.click();
+      await page
+        .locator('.part.sidebar .monaco-list-row[aria-level="3"]', { hasText: CHANGES_LABEL })
+        .first()
+        .waitFor({ timeout: 15_000 });
+      await page.screenshot({ path: path.join(shots, '20-show-archived.png') });
+      await runCommand(page, 'Hide Archived');
+    },
+  );
 } catch {
   await page.screenshot({ path: path.join(shots, 'failure.png') }).catch(() => undefined);
   console.log(`  code-server log: ${server.logFile}`);
