@@ -5,9 +5,9 @@
  */
 import {
   appendFileSync,
-  existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   writeFileSync,
 } from 'node:fs';
@@ -729,8 +729,13 @@ try {
     },
   );
 
-  /** Export… in the panel's header, the format's quick pick, then the save dialog. */
-  const exportFromPanel = async (format: 'Markdown' | 'HTML', target: string) => {
+  /**
+   * Export… in the panel's header, the format's quick pick, then the save dialog. code-server's
+   * save dialog is VS Code's simple file dialog, a quick input holding a path: typing a whole
+   * path there keeps the proposed file name and takes the typed folder, so the test looks for
+   * the file by its extension in the folder it typed.
+   */
+  const exportFromPanel = async (format: 'Markdown' | 'HTML', extension: string) => {
     await sessionPanel()
       .locator('session-details vscode-button', { hasText: 'Export…' })
       .first()
@@ -739,31 +744,31 @@ try {
       .locator('.quick-input-list .monaco-list-row', { hasText: new RegExp(`^${format}\\b`) })
       .first()
       .click({ timeout: 15_000 });
-    // code-server's save dialog is VS Code's simple file dialog: a quick input holding a path.
     const input = page.locator('.quick-input-widget input').first();
     await page
       .locator('.quick-input-widget .quick-input-title', { hasText: 'Export Transcript' })
       .waitFor();
-    await input.fill(target);
+    await input.fill(path.join(exportDir, `session${extension}`));
     await page.keyboard.press('Enter');
     const deadline = Date.now() + 60_000;
-    while (!existsSync(target)) {
-      if (Date.now() > deadline) throw new Error(`${target} was not written`);
+    let written: string | undefined;
+    while (!(written = readdirSync(exportDir).find((name) => name.endsWith(extension)))) {
+      if (Date.now() > deadline) throw new Error(`no ${extension} file was written`);
       await page.waitForTimeout(250);
     }
     // Written in place: wait until the export says it is done.
     await page
-      .locator('.notifications-toasts', { hasText: `to ${path.basename(target)}` })
+      .locator('.notifications-toasts', { hasText: 'Exported' })
       .first()
       .waitFor({ timeout: 60_000 });
-    return readFileSync(target, 'utf8');
+    return readFileSync(path.join(exportDir, written), 'utf8');
   };
 
   await step('Export… writes the transcript as Markdown and as HTML without scripts', async () => {
-    const markdown = await exportFromPanel('Markdown', path.join(exportDir, 'session.md'));
+    const markdown = await exportFromPanel('Markdown', '.md');
     for (const text of [CHANGES_LABEL, SEARCH_WORD, '```python'])
       if (!markdown.includes(text)) throw new Error(`the Markdown lacks ${JSON.stringify(text)}`);
-    const html = await exportFromPanel('HTML', path.join(exportDir, 'session.html'));
+    const html = await exportFromPanel('HTML', '.html');
     for (const text of [CHANGES_LABEL, SEARCH_WORD, '<html'])
       if (!html.includes(text)) throw new Error(`the HTML lacks ${JSON.stringify(text)}`);
     if (/<script/i.test(html)) throw new Error('the HTML has a <script');
