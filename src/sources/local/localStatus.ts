@@ -1,7 +1,7 @@
 /**
  * Derived status of a local session from the facts of its last meaningful entry and how
  * recently its files were written. The rules, row by row, are the table in
- * docs/local-status.md; every row is a unit test in test/unit/local/localStatus.test.ts.
+ * docs/local-status.md; every row is a unit test in test/unit/sources/local/localStatus.test.ts.
  */
 import type { FinishOutcome, StatusDerivation } from '../../domain/derivedStatus.ts';
 import type { Harness, LastEntryFacts } from './types.ts';

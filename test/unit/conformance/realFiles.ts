@@ -9,7 +9,7 @@ import { copyFile, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const REAL = fileURLToPath(new URL('../../fixtures/real/', import.meta.url));
+export const REAL = fileURLToPath(new URL('../../fixtures/real', import.meta.url));
 
 export interface RealFile {
   /** Path under test/fixtures/real. */

@@ -10,7 +10,7 @@ import type { ReferenceBackend } from '../../../src/demo/server.ts';
 import { collectChangeEntries } from '../../../src/domain/changes/collectEntries.ts';
 import { sessionChanges } from '../../../src/domain/changes/sessionChanges.ts';
 import { callTool, connectMcp, startTestBackend, type LooseJson } from '../../support/backend.ts';
-import { openDoc, tempFile } from '../transcript/fixtures.ts';
+import { openDoc, tempFile } from '../domain/transcript/fixtures.ts';
 
 let backend: ReferenceBackend;
 let client: Client;

@@ -19,7 +19,7 @@ import {
   localUsageView,
 } from '../../../src/webview/localUsageView.ts';
 import { writeLocalCorpus, type LocalCorpus } from '../../support/localCorpus.ts';
-import { tempDir } from '../local/fixtures.ts';
+import { tempDir } from '../sources/local/fixtures.ts';
 
 function totals(extra: Partial<UsageTotals> = {}): UsageTotals {
   return {
