@@ -308,6 +308,33 @@ test('a search match inside Markdown is marked, and code blocks show it too', as
   await assertClean();
 });
 
+test('a revealed quote with Markdown markup is marked: the entry shows its source, the reader can switch back', async () => {
+  await h.load();
+  const text =
+    'Steps:\n\n1. use `npm ci` then **build**\n2. ship it\n\nSee [the guide](https://example.com/g).';
+  await h.probe.setTranscript({ entries: [{ ...base(0), kind: 'assistant', text }] });
+  await row(0).locator('.md ol').waitFor();
+  const toggle = row(0).locator('button.raw-toggle');
+  // A comment's anchor quotes the source: its backticks and ** are not in any rendered run.
+  await h.probe.send({ type: 'reveal', index: 0, highlight: 'use `npm ci` then **build**' });
+  const mark = row(0).locator('mark');
+  await mark.first().waitFor();
+  assert.ok(await mark.first().isVisible());
+  assert.deepEqual(await mark.allInnerTexts(), ['use `npm ci` then **build**']);
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
+  assert.equal(await row(0).locator('.md').count(), 0);
+  // The reader switches back to the rendered text: it stays rendered.
+  await toggle.click();
+  await row(0).locator('.md ol').waitFor();
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+  // A quote that one rendered run holds is marked in the rendered text.
+  await h.probe.send({ type: 'reveal', index: 0, highlight: 'ship it' });
+  await row(0).locator('.md li mark').waitFor();
+  assert.deepEqual(await row(0).locator('.md li mark').allInnerTexts(), ['ship it']);
+  assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+  await assertClean();
+});
+
 /**
  * What the transcript may draw: its own elements, vscode-elements' internals, and the
  * Markdown elements markdownView.ts renders (the XSS suites' allow-list holds the same).

@@ -10,8 +10,9 @@ import type { TranscriptEntry } from '../../../src/shared/protocol.ts';
 import * as l10n from '@vscode/l10n';
 import { formatNumber, formatSeconds, formatTime } from '../shared/l10n.ts';
 import { diffCounts, diffView, editOf, isEditCall } from './editDiff.ts';
+import { quoteHiddenWhenRendered } from './markdownView.ts';
 import type { LinkActions } from './markdownView.ts';
-import { highlighted, textBlock } from './textBlock.ts';
+import { highlighted, shownText, textBlock } from './textBlock.ts';
 
 /**
  * Expandable blocks of a row: a text part's own "show more", the row's body (thinking,
@@ -23,9 +24,15 @@ export type BlockKey = TextPart | 'body' | 'diff';
 export interface RowContext extends LinkActions {
   isExpanded(index: number, key: BlockKey): boolean;
   toggle(entry: TranscriptEntry, key: BlockKey): void;
-  /** The entry shows its source text instead of rendered Markdown or a diff. */
+  /** The reader asked for the entry's source text instead of rendered Markdown or a diff. */
   isRaw(index: number): boolean;
-  toggleRaw(entry: TranscriptEntry): void;
+  /**
+   * The revealed entry may show its source on its own, when its quote spans Markdown markup
+   * (until the reader switches it back to rendered).
+   */
+  autoRaw(index: number): boolean;
+  /** `shownRaw`: what the toggle shows now (the reader's choice or the automatic one). */
+  toggleRaw(entry: TranscriptEntry, shownRaw: boolean): void;
   fullText(index: number, part: TextPart): string | null | undefined;
   highlight(index: number): string | undefined;
   openSubagent(fileKey: string): void;
@@ -232,15 +239,36 @@ function time(timestamp: string | undefined): unknown {
 
 /** The toggle between rendered text (Markdown, a diff) and the source. */
 function rawToggle(entry: TranscriptEntry, ctx: RowContext): TemplateResult {
-  const raw = ctx.isRaw(entry.index);
+  const raw = rawShown(entry, ctx);
   return html`<button
     class="link raw-toggle"
     aria-pressed=${raw ? 'true' : 'false'}
     title=${raw ? l10n.t('Show as rendered') : l10n.t('Show the source text')}
-    @click=${() => ctx.toggleRaw(entry)}
+    @click=${() => ctx.toggleRaw(entry, raw)}
   >
     ${l10n.t('Raw')}
   </button>`;
+}
+
+/**
+ * Whether the entry shows its source: the reader asked for it, or a revealed quote (a
+ * comment's anchor, a search hit, taken from the source) spans Markdown markup, so no run
+ * of the rendered text could mark it. Only the Markdown text part decides; a diff's Raw
+ * stays the reader's choice.
+ */
+function rawShown(entry: TranscriptEntry, ctx: RowContext): boolean {
+  if (ctx.isRaw(entry.index)) return true;
+  if (entry.kind === 'tool-call' || !ctx.autoRaw(entry.index)) return false;
+  const text = 'text' in entry ? entry.text : undefined;
+  const highlight = ctx.highlight(entry.index);
+  if (typeof text !== 'string' || !highlight) return false;
+  const { shown } = shownText({
+    text,
+    full: ctx.fullText(entry.index, 'text'),
+    expanded: ctx.isExpanded(entry.index, 'text'),
+    highlight,
+  });
+  return quoteHiddenWhenRendered(entry, 'text', shown, highlight);
 }
 
 function part(
@@ -254,7 +282,7 @@ function part(
 ): unknown {
   return textBlock({
     ...(markdown
-      ? { markdown: { owner: entry, slot: key, actions: ctx, raw: ctx.isRaw(entry.index) } }
+      ? { markdown: { owner: entry, slot: key, actions: ctx, raw: rawShown(entry, ctx) } }
       : {}),
     text,
     full: ctx.fullText(entry.index, key),

@@ -10,7 +10,7 @@ import * as l10n from '@vscode/l10n';
 import type { LinkTarget } from '../../../src/shared/links.ts';
 import { highlightCode, highlightVersion } from './codeHighlight.ts';
 import type { HlNode } from './codeHighlight.ts';
-import { parseMarkdown } from './markdownModel.ts';
+import { MAX_MARKDOWN_CHARS, parseMarkdown } from './markdownModel.ts';
 import type { MdNode } from './markdownModel.ts';
 
 /** What a link may do: the row's context posts the messages. */
@@ -35,6 +35,35 @@ export function markdownOf(owner: object, slot: string, text: string): MdNode[] 
   const nodes = parseMarkdown(text);
   slots.set(key, { text, nodes });
   return nodes;
+}
+
+/**
+ * Whether `needle` is in the source `text` but in none of the runs its rendered Markdown
+ * marks: a quote taken from the source (a comment's anchor, a search hit) that spans
+ * markup, such as "use `npm ci` then **build**". Such an entry shows its source instead.
+ */
+export function quoteHiddenWhenRendered(
+  owner: object,
+  slot: string,
+  text: string,
+  needle: string | undefined,
+): boolean {
+  if (!needle || text.length > MAX_MARKDOWN_CHARS) return false;
+  const lower = needle.toLowerCase();
+  if (!text.toLowerCase().includes(lower)) return false;
+  return !someRun(markdownOf(owner, slot, text), (run) => run.toLowerCase().includes(lower));
+}
+
+/** Whether a text run the view marks (text, inline code, a code block, an alt text) passes `test`. */
+function someRun(nodes: MdNode[], test: (run: string) => boolean): boolean {
+  return nodes.some((node) => {
+    if (typeof node === 'string') return test(node);
+    if ('children' in node) return someRun(node.children, test);
+    if ('codeBlock' in node) return test(node.codeBlock);
+    if ('code' in node) return test(node.code);
+    if ('image' in node) return test(node.image);
+    return false;
+  });
 }
 
 /**

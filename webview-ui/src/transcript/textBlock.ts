@@ -79,18 +79,28 @@ export interface TextBlockProps {
  * A text part, collapsed to a preview unless expanded. Bound as text: whatever the
  * transcript holds shows as characters, never as markup.
  */
-export function textBlock(props: TextBlockProps): TemplateResult | typeof nothing {
-  const { text, full, cut, expanded, highlight } = props;
-  if (!text && !cut) return nothing;
+/**
+ * The part of a text a block shows: its preview, or all of it when expanded or when the
+ * highlight (a comment anchor, a search hit) reaches beyond the preview and the text is small.
+ */
+export function shownText(
+  props: Pick<TextBlockProps, 'text' | 'full' | 'expanded' | 'highlight'>,
+): { shown: string; source: string; end: number; open: boolean } {
+  const { text, full, expanded, highlight } = props;
   const source = expanded && typeof full === 'string' ? full : text;
-  // A highlight beyond the preview (a comment anchor, a search hit) opens the text, if it is small.
   const matchAt =
     highlight && source.length <= 50_000
       ? source.toLowerCase().indexOf(highlight.toLowerCase())
       : -1;
   const end = previewEnd(source);
-  const open = expanded || matchAt >= end;
-  const shown = open ? source : source.slice(0, end);
+  const open = expanded || (matchAt >= 0 && matchAt + (highlight?.length ?? 0) > end);
+  return { shown: open ? source : source.slice(0, end), source, end, open };
+}
+
+export function textBlock(props: TextBlockProps): TemplateResult | typeof nothing {
+  const { text, full, cut, expanded, highlight } = props;
+  if (!text && !cut) return nothing;
+  const { shown, end, open } = shownText(props);
   const total = props.fullLength ?? text.length;
   const collapsible = cut || end < text.length;
   const hidden = Math.max(0, total - shown.length);

@@ -88,8 +88,11 @@ export class TranscriptView extends LitElement {
   private focusIndex = 0;
   /** Where Next error and a repeated search continue from. */
   private current: number | undefined;
-  /** The revealed or found entry and the text to highlight in it. */
-  private mark: { index: number; text: string | undefined } | undefined;
+  /**
+   * The revealed or found entry and the text to highlight in it; `rendered` once the reader
+   * switched it back from the source it showed to mark a quote that spans Markdown markup.
+   */
+  private mark: { index: number; text: string | undefined; rendered?: boolean } | undefined;
   private pendingScroll: number | undefined;
   private search = { query: '', requestId: 0, at: undefined as number | undefined };
   private listening = false;
@@ -99,8 +102,14 @@ export class TranscriptView extends LitElement {
     isExpanded: (index, key) => this.expanded.has(`${index}:${key}`),
     toggle: (entry, key) => this.toggle(entry, key),
     isRaw: (index) => this.raw.has(index),
-    toggleRaw: (entry) => {
-      if (!this.raw.delete(entry.index)) this.raw.add(entry.index);
+    autoRaw: (index) => this.mark?.index === index && !!this.mark.text && !this.mark.rendered,
+    toggleRaw: (entry, shownRaw) => {
+      if (shownRaw) {
+        this.raw.delete(entry.index);
+        if (this.mark?.index === entry.index) this.mark.rendered = true;
+      } else {
+        this.raw.add(entry.index);
+      }
       this.requestUpdate();
     },
     fullText: (index, part) => this.fullTexts.get(`${index}:${part}`),
