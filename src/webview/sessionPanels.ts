@@ -135,7 +135,11 @@ export class SessionPanels implements vscode.WebviewPanelSerializer, vscode.Disp
 
   private create(hosted: HostedPanel<HostMessage>, state: PanelState): SessionTab {
     const { panel, post } = hosted;
-    const data = new SessionPanelData({ ...this.deps, post: (m) => hosted.post(m) });
+    const data = new SessionPanelData({
+      ...this.deps,
+      post: (m) => hosted.post(m),
+      ready: () => hosted.ready,
+    });
     /** The Details tab: the session's summary, and the tab title with it. */
     const send = async () => {
       const session = await this.findSession(state);

@@ -3,8 +3,9 @@
  * per key, reused when opened again and restored after a window reload (it is the
  * panels' WebviewPanelSerializer); the page's HTML, CSP and icon; the ready handshake
  * (nothing is posted before the webview says `ready`, which it says again after a reload
- * of its page); every message checked against the protocol before a handler sees it; and
- * the panel's subscriptions disposed with it. A panel only configures it: its protocol,
+ * of its page, or when a hidden tab whose page was discarded is shown again); every
+ * message checked against the protocol before a handler sees it; and the panel's
+ * subscriptions disposed with it. A panel only configures it: its protocol,
  * its state and a handler per message.
  */
 import * as vscode from 'vscode';
@@ -24,7 +25,10 @@ export type { MessageHandlers };
 /** One open tab, as its panel's code sees it. */
 export interface HostedPanel<Out extends Message> {
   readonly panel: vscode.WebviewPanel;
-  /** True once the webview has said `ready` (it may say it again after a reload). */
+  /**
+   * True once the webview has said `ready`; false again while its page is discarded (a
+   * hidden tab), until the page, shown again, says `ready` anew.
+   */
   readonly ready: boolean;
   /** Posts to the webview; nothing after the tab is closed. */
   post(message: Out): void;
@@ -66,8 +70,10 @@ export interface WebviewHostOptions<In extends Message, Out extends Message, Sta
 interface Tab<In extends Message, Out extends Message> {
   panel: vscode.WebviewPanel;
   behaviour: PanelBehaviour<In>;
-  /** The last message of each type posted to the tab (the integration tests read it). */
+  /** The last message of each type posted to the tab, oldest first (integration tests). */
   posted: Map<Out['type'], Out>;
+  /** Marks the page as gone when the hidden tab's page was discarded. */
+  hidden(): void;
 }
 
 export class WebviewHost<In extends Message, Out extends Message, State>
@@ -120,6 +126,8 @@ export class WebviewHost<In extends Message, Out extends Message, State>
   /** Reveals the open tab of this key; false when none is open. */
   reveal(key: string): boolean {
     const tab = this.tabs.get(key);
+    // Revealed, a discarded page loads again: what is posted now waits for its `ready`.
+    tab?.hidden();
     tab?.panel.reveal();
     return tab !== undefined;
   }
@@ -164,6 +172,7 @@ export class WebviewHost<In extends Message, Out extends Message, State>
       },
       post(message) {
         if (closed) return;
+        posted.delete(message.type); // keeps the map in posting order
         posted.set(message.type, message);
         void panel.webview.postMessage(message);
       },
@@ -173,7 +182,12 @@ export class WebviewHost<In extends Message, Out extends Message, State>
       },
     };
     const behaviour = this.options.create(hosted, state);
-    this.tabs.set(key, { panel, behaviour, posted });
+    // Without retainContextWhenHidden a hidden tab's page is discarded, and what is posted
+    // to it is lost; shown again, the page starts over and says `ready` again.
+    const hidden = () => {
+      if (!panel.visible && !panel.options.retainContextWhenHidden) ready = false;
+    };
+    this.tabs.set(key, { panel, behaviour, posted, hidden });
     const dispatch = messageDispatcher<In>({
       isMessage: this.options.isMessage,
       ready: () => {
@@ -190,6 +204,7 @@ export class WebviewHost<In extends Message, Out extends Message, State>
       panel.webview.onDidReceiveMessage((message: unknown) => {
         if (!closed) void dispatch(message);
       }),
+      panel.onDidChangeViewState(hidden),
       panel.onDidDispose(() => {
         closed = true;
         if (this.tabs.get(key)?.panel === panel) this.tabs.delete(key);

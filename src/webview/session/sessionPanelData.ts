@@ -22,11 +22,16 @@ export class SessionPanelData {
   private readonly post: (message: HostMessage) => void;
   /** The last start's loading of the main transcript (undefined before the page is ready). */
   private loaded: Promise<void> | undefined;
-  /** A search match asked for before the page was ready: revealed after the first load. */
+  /**
+   * A search match asked for while the page was not ready (a new tab, or a hidden one whose
+   * page was discarded): revealed once the next start has loaded the transcript.
+   */
   private pendingMatch: MatchTarget | undefined;
+  private readonly pageReady: () => boolean;
 
-  constructor(deps: PanelDeps & { post(message: HostMessage): void }) {
+  constructor(deps: PanelDeps & { post(message: HostMessage): void; ready?(): boolean }) {
     this.post = deps.post;
+    this.pageReady = deps.ready ?? (() => true);
     const ctx: PanelContext = { ...deps, session: () => this.started() };
     this.usage = new UsageTab(ctx);
     this.transcript = new TranscriptTab(ctx, {
@@ -83,7 +88,7 @@ export class SessionPanelData {
    * marks the text there; waits for the page and the transcript's index when needed.
    */
   async revealMatch(match: MatchTarget): Promise<void> {
-    if (!this.loaded) {
+    if (!this.loaded || !this.pageReady()) {
       this.pendingMatch = match;
       return;
     }
