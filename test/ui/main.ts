@@ -5,10 +5,12 @@
  */
 import {
   appendFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
@@ -237,7 +239,6 @@ const changesFile = path.join(
       ),
   );
 }
-const exportDir = mkdtempSync(path.join(os.tmpdir(), 'asi-ui-export-'));
 
 const server = await startCodeServer({
   install: [vsix],
@@ -674,9 +675,14 @@ try {
       const tabTitle = (await tab.innerText()).trim();
       if (!tabTitle.includes('invoice.py') || !tabTitle.includes('before ↔ after'))
         throw new Error(`diff tab title ${JSON.stringify(tabTitle)}`);
-      // Both sides hold text: the file before the Edit and after it.
-      await diff.locator('.line-delete, .char-delete').first().waitFor({ timeout: 15_000 });
-      await diff.locator('.line-insert, .char-insert').first().waitFor({ timeout: 15_000 });
+      // Both sides hold text: the file before the Edit and after it. A narrow editor shows the
+      // diff inline, where the hidden original side keeps its own (invisible) decorations.
+      for (const kind of ['delete', 'insert'])
+        await diff
+          .locator(`.line-${kind}, .char-${kind}`)
+          .filter({ visible: true })
+          .first()
+          .waitFor({ timeout: 15_000 });
       await page.screenshot({ path: path.join(shots, '15-diff-editor.png') });
     },
   );
@@ -731,9 +737,10 @@ try {
 
   /**
    * Export… in the panel's header, the format's quick pick, then the save dialog. code-server's
-   * save dialog is VS Code's simple file dialog, a quick input holding a path: typing a whole
-   * path there keeps the proposed file name and takes the typed folder, so the test looks for
-   * the file by its extension in the folder it typed.
+   * save dialog is VS Code's simple file dialog, a quick input holding a path; what it does
+   * with a typed path depends on when its own completion catches up with the typing, so the
+   * test types nothing: the workspace folder is where the export proposes to write, and the
+   * test checks that proposal (folder and `<title>-<id>` name) and accepts it.
    */
   const exportFromPanel = async (format: 'Markdown' | 'HTML', extension: string) => {
     await sessionPanel()
@@ -748,20 +755,40 @@ try {
     await page
       .locator('.quick-input-widget .quick-input-title', { hasText: 'Export Transcript' })
       .waitFor();
-    await input.fill(path.join(exportDir, `session${extension}`));
-    await page.keyboard.press('Enter');
-    const deadline = Date.now() + 60_000;
-    let written: string | undefined;
-    while (!(written = readdirSync(exportDir).find((name) => name.endsWith(extension)))) {
-      if (Date.now() > deadline) throw new Error(`no ${extension} file was written`);
+    // The dialog fills in the proposed path once it has read the folder.
+    let proposed = '';
+    for (const deadline = Date.now() + 30_000; !proposed.endsWith(extension);) {
+      if (Date.now() > deadline)
+        throw new Error(`the save dialog proposes ${JSON.stringify(proposed)}`);
       await page.waitForTimeout(250);
+      proposed = await input.inputValue();
     }
-    // Written in place: wait until the export says it is done.
+    if (path.resolve(path.dirname(proposed)) !== path.resolve(folder))
+      throw new Error(`the save dialog proposes ${JSON.stringify(proposed)}, not the workspace`);
+    const name = path.basename(proposed);
+    const expected = new RegExp(
+      `^Invoice\\.total-ignores-the-discount[^/]*-${CHANGES_ID}\\${extension}$`,
+    );
+    if (!expected.test(name)) throw new Error(`the proposed file name is ${JSON.stringify(name)}`);
+    await page.keyboard.press('Enter');
+    // Written in place: wait until the file is there and stops growing, and the export says so.
+    const target = path.join(folder, name);
+    let size = -1;
+    for (const deadline = Date.now() + 60_000; ;) {
+      const now = existsSync(target) ? statSync(target).size : -1;
+      if (now > 0 && now === size) break;
+      if (Date.now() > deadline) throw new Error(`${name} was not written`);
+      size = now;
+      await page.waitForTimeout(500);
+    }
     await page
       .locator('.notifications-toasts', { hasText: 'Exported' })
       .first()
       .waitFor({ timeout: 60_000 });
-    return readFileSync(path.join(exportDir, written), 'utf8');
+    const written = readdirSync(folder).filter((file) => file.endsWith(extension));
+    if (JSON.stringify(written) !== JSON.stringify([name]))
+      throw new Error(`the workspace holds ${JSON.stringify(written)}, not ${name}`);
+    return readFileSync(target, 'utf8');
   };
 
   await step('Export… writes the transcript as Markdown and as HTML without scripts', async () => {
@@ -798,12 +825,20 @@ try {
       await runCommand(page, 'Show Archived');
       await project.waitFor({ timeout: 30_000 });
       if ((await project.getAttribute('aria-expanded')) !== 'true') await project.click();
-      await page
+      const archivedRow = page
         .locator('.part.sidebar .monaco-list-row[aria-level="3"]', { hasText: CHANGES_LABEL })
-        .first()
-        .waitFor({ timeout: 15_000 });
+        .first();
+      await archivedRow.waitFor({ timeout: 15_000 });
+      const description = await archivedRow.locator('.label-description').innerText();
+      if (!/\barchived\b/.test(description))
+        throw new Error(`the shown row says ${JSON.stringify(description)}, not archived`);
       await page.screenshot({ path: path.join(shots, '20-show-archived.png') });
       await runCommand(page, 'Hide Archived');
+      const hidden = Date.now() + 30_000;
+      while (await project.isVisible()) {
+        if (Date.now() > hidden) throw new Error('Hide Archived left the session in the tree');
+        await page.waitForTimeout(250);
+      }
     },
   );
 } catch {
