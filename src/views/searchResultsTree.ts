@@ -235,13 +235,22 @@ export function summaryText(summary: SearchSummary, query: string): string {
   let text =
     summary.results === 0
       ? vscode.l10n.t('No results for "{0}" in {1} transcripts.', q, summary.files)
-      : vscode.l10n.t(
-          '{0} results in {1} sessions for "{2}" ({3} transcripts searched).',
-          summary.results,
-          summary.sessions,
-          q,
-          summary.files,
-        );
+      : summary.results === 1
+        ? vscode.l10n.t('1 result for "{0}" ({1} transcripts searched).', q, summary.files)
+        : summary.sessions === 1
+          ? vscode.l10n.t(
+              '{0} results in 1 session for "{1}" ({2} transcripts searched).',
+              summary.results,
+              q,
+              summary.files,
+            )
+          : vscode.l10n.t(
+              '{0} results in {1} sessions for "{2}" ({3} transcripts searched).',
+              summary.results,
+              summary.sessions,
+              q,
+              summary.files,
+            );
   if (summary.hidden > 0)
     text += ` ${vscode.l10n.t('{0} matches only in ids, paths or other metadata are left out.', summary.hidden)}`;
   if (summary.truncated) text += ` ${vscode.l10n.t('Stopped at the result limit.')}`;
