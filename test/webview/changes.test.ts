@@ -115,7 +115,7 @@ test('the tab loads its list once, when first shown; rows show kind, path, count
   assert.match(await text(0), /^Created test\/lib\/retry\.regression\.test\.ts \+10 −0 Compare$/i);
   assert.match(
     await text(1),
-    /^Edited src\/lib\/retry\.ts 1 failed calls skipped \+1 −1 Compare$/i,
+    /^Edited src\/lib\/retry\.ts 1 failed call skipped \+1 −1 Compare$/i,
   );
   assert.match(await text(2), /before unknown · by a subagent/);
   // Transcript text stays text: the path with markup is shown as written, nothing runs.
@@ -124,7 +124,7 @@ test('the tab loads its list once, when first shown; rows show kind, path, count
   assert.equal(await rows.nth(3).locator('button.compare').count(), 0, 'nothing to compare');
   assert.match(
     await view.locator('.summary').innerText(),
-    /4 files changed, 13 lines added, 2 removed[\s\S]*1 failed tool calls changed nothing\./,
+    /4 files changed, 13 lines added, 2 removed[\s\S]*1 failed tool call changed nothing\./,
   );
   assert.equal(
     await rows.nth(1).locator('.counts').getAttribute('aria-label'),

@@ -145,9 +145,11 @@ export class ChangesView extends LitElement {
     const added = view.files.reduce((n, f) => n + f.added, 0);
     const removed = view.files.reduce((n, f) => n + f.removed, 0);
     const notes = [
-      view.failedCalls > 0
-        ? l10n.t('{0} failed tool calls changed nothing.', formatNumber(view.failedCalls))
-        : '',
+      view.failedCalls === 1
+        ? l10n.t('1 failed tool call changed nothing.')
+        : view.failedCalls > 1
+          ? l10n.t('{0} failed tool calls changed nothing.', formatNumber(view.failedCalls))
+          : '',
       view.missingSubagents > 0
         ? l10n.t(
             '{0} subagent transcripts could not be read: their changes are missing.',
@@ -203,9 +205,11 @@ export class ChangesView extends LitElement {
       file.movedFrom ? l10n.t('moved from {0}', file.movedFrom) : '',
       file.beforeKnown ? '' : l10n.t('before unknown'),
       file.bySubagent ? l10n.t('by a subagent') : '',
-      file.failedCalls > 0
-        ? l10n.t('{0} failed calls skipped', formatNumber(file.failedCalls))
-        : '',
+      file.failedCalls === 1
+        ? l10n.t('1 failed call skipped')
+        : file.failedCalls > 1
+          ? l10n.t('{0} failed calls skipped', formatNumber(file.failedCalls))
+          : '',
     ].filter(Boolean);
     return html`<li data-index=${file.index}>
       <button
