@@ -1,7 +1,7 @@
 /**
  * The vocabulary every format module speaks: what one record says about the session's
  * state. The local scanner keeps the last such signal as the session's status
- * (src/sources/local/types.ts LastEntryKind is this type); the transcript normaliser
+ * (src/sources/local/types.ts LastEntryKind is an alias of it); the transcript normaliser
  * reports it per record (NormalizedRecord.signal) and closes open tool calls with it.
  */
 export type StatusSignal =

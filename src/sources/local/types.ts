@@ -3,6 +3,7 @@
  * aggregation and the LocalSource. Pure data: no I/O here.
  */
 import type { SourceProblem } from '../sessionSource.ts';
+import type { StatusSignal } from '../../domain/formats/statusSignal.ts';
 
 export type Harness = 'claude-code' | 'codex';
 
@@ -31,28 +32,8 @@ export interface UsageRecord {
   agentId?: string;
 }
 
-/** What the last meaningful entry of a transcript says, for the derived status. */
-export type LastEntryKind =
-  /** No meaningful entry yet. */
-  | 'none'
-  /** A real user prompt the agent has not answered yet. */
-  | 'user-prompt'
-  /** "[Request interrupted by user]" (Claude Code) or turn_aborted (Codex). */
-  | 'interrupted'
-  /** A tool result went back to the model; the agent continues. */
-  | 'tool-result'
-  /** The agent called a tool and no result came back yet. */
-  | 'tool-call'
-  /** Mid-turn model output (thinking, reasoning, task_started). */
-  | 'assistant-progress'
-  /** Assistant text whose turn end is not (yet) confirmed by a stop reason. */
-  | 'assistant-text'
-  /** The assistant ended its turn (end_turn, turn_duration, task_complete, final message). */
-  | 'turn-end'
-  /** An explicit request for the user's approval or input (persisted approval events). */
-  | 'approval'
-  /** An API error line, an error event. */
-  | 'api-error';
+/** What the last meaningful entry of a transcript says, for the derived status: the format modules' signal. */
+export type LastEntryKind = StatusSignal;
 
 export interface LastEntryFacts {
   kind: LastEntryKind;
