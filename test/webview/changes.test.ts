@@ -113,10 +113,7 @@ test('the tab loads its list once, when first shown; rows show kind, path, count
   await h.page.locator('session-details vscode-tab-header', { hasText: 'Changes (4)' }).waitFor();
   const text = async (i: number) => (await rows.nth(i).innerText()).replace(/\s+/g, ' ').trim();
   assert.match(await text(0), /^Created test\/lib\/retry\.regression\.test\.ts \+10 −0 Compare$/i);
-  assert.match(
-    await text(1),
-    /^Edited src\/lib\/retry\.ts 1 failed call skipped \+1 −1 Compare$/i,
-  );
+  assert.match(await text(1), /^Edited src\/lib\/retry\.ts 1 failed call skipped \+1 −1 Compare$/i);
   assert.match(await text(2), /before unknown · by a subagent/);
   // Transcript text stays text: the path with markup is shown as written, nothing runs.
   assert.ok((await text(2)).includes(HOSTILE));
