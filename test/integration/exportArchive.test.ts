@@ -218,7 +218,7 @@ describe('export, copy and archive', () => {
       assert.ok(page.startsWith('<!DOCTYPE html>'));
       assert.match(
         page,
-        /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'/,
+        /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+={0,2}'; base-uri 'none'; form-action 'none'">/,
       );
       assert.doesNotMatch(page, /<script|<img|onerror=/i);
       assert.ok(page.includes('&#60;script&#62;window.__xss&#61;1&#60;/script&#62;'));

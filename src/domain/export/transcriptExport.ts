@@ -7,6 +7,7 @@
  * no script, no external resource, a CSP that forbids anything but the inline style sheet;
  * light and dark themes follow the reader's system (prefers-color-scheme).
  */
+import { createHash } from 'node:crypto';
 import { diffOfChange, fileChangesOfToolCall, type FileDiff } from '../../shared/fileEdits.ts';
 import type { TranscriptEntry, ToolCallEntry } from '../transcript/model.ts';
 import { closeOpenFence, fenced, inlineCode, splitFences } from './markdownText.ts';
@@ -280,10 +281,6 @@ export function escapeHtml(text: string): string {
   );
 }
 
-/** Only the inline <style> may apply: no script, image, font, frame, form or base. */
-export const EXPORT_CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
-
 const STYLE = `
 :root { color-scheme: light dark; --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --border: #d1d9e0;
   --code: #f6f8fa; --user: #ddf4ff; --tool: #f6f8fa; --add: #dafbe1; --del: #ffebe9; --err: #cf222e; --accent: #0969da; }
@@ -323,6 +320,12 @@ details > summary { cursor: pointer; font-size: 12px; color: var(--muted); margi
 .file { font: 12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; margin: 8px 0 2px; overflow-wrap: anywhere; }
 footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
 `;
+
+/**
+ * Only our own <style> may apply, named by its hash (so a style element or attribute that
+ * text somehow turned into markup would not): no script, image, font, frame, form or base.
+ */
+export const EXPORT_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'`;
 
 class HtmlRenderer implements TranscriptRenderer {
   readonly format = 'html' as const;

@@ -5,6 +5,7 @@
  * and writes each cut part in full.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,12 +121,18 @@ describe('HTML export', () => {
     }
   });
 
-  test('one self-contained page: a CSP that allows only the inline style, no script, themed CSS', () => {
+  test('one self-contained page: a CSP that allows only its own style sheet (by hash), no script, themed CSS', () => {
     const html = renderTranscript('html', META, [user('hi'), assistant('hello')]);
     assert.match(html, /^<!DOCTYPE html>/);
     assert.ok(html.includes(`<meta http-equiv="Content-Security-Policy" content="${EXPORT_CSP}">`));
-    assert.match(EXPORT_CSP, /^default-src 'none'; style-src 'unsafe-inline'/);
     assert.equal((html.match(/<style>/g) ?? []).length, 1);
+    // The CSP names exactly the page's one style sheet by its hash; nothing else may style it.
+    const css = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1] ?? '';
+    const hash = createHash('sha256').update(css).digest('base64');
+    assert.equal(
+      EXPORT_CSP,
+      `default-src 'none'; style-src 'sha256-${hash}'; base-uri 'none'; form-action 'none'`,
+    );
     assert.match(html, /@media \(prefers-color-scheme: dark\)/);
     assert.doesNotMatch(html, /<script|<link|<img|<iframe|url\(/i);
     assert.ok(html.trimEnd().endsWith('</html>'));
