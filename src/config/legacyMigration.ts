@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../util/logger.ts';
+import { isRecord } from '../shared/json.ts';
 
 /**
  * Until 0.2 every id of ours started with `agentSessions.`, the prefix VS Code core now
@@ -114,10 +115,6 @@ export function mergeCollections(key: string, current: unknown, old: unknown): u
     return added.length ? { ...old, ...current } : undefined;
   }
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -7,6 +7,7 @@
  * webview (the transcript draws each call as a unified diff), so it is pure and small.
  */
 import { structuredPatch } from 'diff';
+import { isRecord, parseJson } from './json.ts';
 
 /**
  * create: a new file with known content. update: fragments replaced in an existing file.
@@ -311,16 +312,4 @@ function withNewline(text: string): string {
 
 function joinLines(lines: string[]): string {
   return lines.join('\n');
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

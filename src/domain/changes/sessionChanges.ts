@@ -12,6 +12,7 @@ import { posix, win32 } from 'node:path';
 import type { FileRef, ToolCallEntry, TranscriptEntry } from '../transcript/model.ts';
 import type { FileChange } from '../../shared/fileEdits.ts';
 import { applyChange, diffOfChange, fileChangesOfToolCall } from '../../shared/fileEdits.ts';
+import { isRecord, parseJson } from '../../shared/json.ts';
 
 /** Claude Code's Read shows at most this many lines unless the call asks for more. */
 const READ_DEFAULT_LINES = 2000;
@@ -385,16 +386,4 @@ export function resolvePath(
   if (cwd.startsWith('/')) return posix.join(cwd, raw);
   if (WINDOWS_ABSOLUTE.test(cwd)) return win32.join(cwd, raw);
   return raw;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
