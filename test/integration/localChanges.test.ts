@@ -6,13 +6,8 @@ import type { ExtensionApi } from '../../src/extension.ts';
 import type { SessionSummary } from '../../src/domain/session.ts';
 import { surfaceLabel } from '../../src/domain/surfaceText.ts';
 import type { ChangesView } from '../../src/shared/changesView.ts';
+import { extensionApi } from './support/extensionApi.ts';
 import { until } from './support/until.ts';
-
-async function extensionApi(): Promise<ExtensionApi> {
-  return (await vscode.extensions
-    .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-    ?.activate()) as ExtensionApi;
-}
 
 interface EditCall {
   path: string;

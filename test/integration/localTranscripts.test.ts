@@ -3,12 +3,7 @@ import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../src/extension.ts';
 import type { TreeNode } from '../../src/views/sessionsTree.ts';
 import { PROJECTS } from '../support/localCorpus.ts';
-
-async function extensionApi(): Promise<ExtensionApi> {
-  return (await vscode.extensions
-    .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-    ?.activate()) as ExtensionApi;
-}
+import { extensionApi } from './support/extensionApi.ts';
 
 /** The local connection over the corpus, every page loaded; removed afterwards. */
 async function withLocal(test: (api: ExtensionApi) => Promise<void>): Promise<void> {

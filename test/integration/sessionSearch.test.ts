@@ -1,39 +1,10 @@
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-import type { ExtensionApi } from '../../src/extension.ts';
 import type { SearchNode } from '../../src/views/searchResultsTree.ts';
 import { TranscriptDocument } from '../../src/domain/transcript/transcriptDocument.ts';
 import { entryTexts } from '../../src/domain/transcript/entryMatch.ts';
+import { assistantPhrase, extensionApi } from './support/extensionApi.ts';
 import { until } from './support/until.ts';
-
-async function extensionApi(): Promise<ExtensionApi> {
-  return (await vscode.extensions
-    .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-    ?.activate()) as ExtensionApi;
-}
-
-/** A phrase the assistant wrote in a Claude Code session of the generated corpus, and where. */
-function assistantPhrase(files: string[]): { path: string; line: number; phrase: string } {
-  for (const path of files) {
-    if (path.includes('subagents') || !path.includes('projects')) continue;
-    const lines = readFileSync(path, 'utf8').split('\n');
-    for (let i = 0; i < lines.length; i++) {
-      let value: { type?: string; message?: { content?: { type: string; text?: string }[] } };
-      try {
-        value = JSON.parse(lines[i]!);
-      } catch {
-        continue;
-      }
-      if (value.type !== 'assistant') continue;
-      const text = value.message?.content?.find((b) => b.type === 'text')?.text ?? '';
-      const phrase = /\b[a-z]{4,} [a-z]{4,} [a-z]{4,}\b/i.exec(text)?.[0];
-      if (!phrase) continue;
-      return { path, line: i + 1, phrase };
-    }
-  }
-  throw new Error('no assistant text in the corpus');
-}
 
 /** The runner points CLAUDE_CONFIG_DIR and CODEX_HOME at a generated corpus. */
 describe('Search Sessions…', () => {
