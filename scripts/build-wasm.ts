@@ -1,5 +1,5 @@
 /**
- * `npm run build:wasm`: compiles src/sources/local/engine/skimKernel.wat into skimKernelWasm.ts
+ * `npm run build:wasm`: compiles src/domain/json/skimKernel.wat into skimKernelWasm.ts
  * (the module's bytes as base64, so the extension, its worker and the unbundled tests all
  * load it the same way, with no file to find at run time). Run it after editing the .wat;
  * a unit test fails while the two disagree.
@@ -8,12 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import initWabt from 'wabt';
 
-const source = fileURLToPath(
-  new URL('../src/sources/local/engine/skimKernel.wat', import.meta.url),
-);
-const target = fileURLToPath(
-  new URL('../src/sources/local/engine/skimKernelWasm.ts', import.meta.url),
-);
+const source = fileURLToPath(new URL('../src/domain/json/skimKernel.wat', import.meta.url));
+const target = fileURLToPath(new URL('../src/domain/json/skimKernelWasm.ts', import.meta.url));
 
 /** The module's bytes compiled from the .wat text. */
 export async function compileSkimKernel(): Promise<Uint8Array> {

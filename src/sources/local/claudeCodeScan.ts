@@ -5,7 +5,7 @@
  * usage, and which line holds the final output count depends on the version.
  * agent_progress copies of subagent responses go to a separate map so the aggregation
  * counts each response once (see aggregate.ts). Big tool_result lines are never parsed:
- * their ids and is_error flag are read from the skimmed content blocks (engine/skim.ts).
+ * their ids and is_error flag are read from the skimmed content blocks (src/domain/json/skim.ts).
  * A read from the start leaves the status work to a second pass over the file's end
  * (statusReplay), as the status depends only on what follows the last prompt.
  */
@@ -17,7 +17,7 @@ import {
   skimObject,
   type KeyCheck,
   type NestedCounts,
-} from './engine/skim.ts';
+} from '../../domain/json/skim.ts';
 import {
   CACHE_CREATION_KEY,
   CACHE_WRITE_1H_KEY,

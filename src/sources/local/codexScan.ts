@@ -14,7 +14,7 @@ import {
   hasKeyPattern,
   skimObject,
   type NestedCounts,
-} from './engine/skim.ts';
+} from '../../domain/json/skim.ts';
 import {
   CLOSES_OPEN_CALLS,
   CODEX_ENVELOPES,

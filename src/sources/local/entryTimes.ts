@@ -4,7 +4,7 @@
  * Fields.isoMs reads from the bytes) is kept as ms only and its text rebuilt for the
  * summary; any other form keeps its text as written.
  */
-import type { Fields } from './engine/skim.ts';
+import type { Fields } from '../../domain/json/skim.ts';
 import { nullable, orNaN, type EntryTimesState } from './scannerState.ts';
 import { timeText } from './text.ts';
 import type { FileSummary } from './types.ts';

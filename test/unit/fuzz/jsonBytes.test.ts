@@ -1,7 +1,7 @@
 /**
  * Fuzzing the byte-level JSON readers: the validating scanner the transcript index uses
  * (jsonScanner.ts, with each format's collector as its visitor), the structural skim the
- * local scanners use (src/sources/local/engine/skim.ts), and its WebAssembly kernel against the JS walk.
+ * local scanners use (src/domain/json/skim.ts), and its WebAssembly kernel against the JS walk.
  * Inputs: generated JSON values, real transcript lines (mutated records and damaged
  * bytes), raw bytes. Properties: nothing throws; the scanner's verdict is JSON.parse's;
  * the skim's fields are JSON.parse's on valid objects; kernel and JS walk agree.
@@ -26,10 +26,10 @@ import {
   type KeyCheck,
   type Nested,
   type NestedCounts,
-} from '../../../src/sources/local/engine/skim.ts';
+} from '../../../src/domain/json/skim.ts';
 import { USAGE_COUNT_NAMES } from '../../../src/sources/local/claudeCodeScan.ts';
 import { TOTAL_COUNT_NAMES } from '../../../src/sources/local/codexScan.ts';
-import { kernel } from '../../../src/sources/local/engine/skimKernel.ts';
+import { kernel } from '../../../src/domain/json/skimKernel.ts';
 import { corpus } from './corpus.ts';
 import {
   byteEdit,

@@ -4,8 +4,8 @@
  * continues where the last read stopped and a truncated last line waits for its end),
  * re-joining pretty-printed multi-line entries, and reporting bad input with line numbers.
  */
-import { Fields, depthAfter, escapes, skimObject, type Nested } from './skim.ts';
-import { kernel } from './skimKernel.ts';
+import { Fields, depthAfter, escapes, skimObject, type Nested } from '../../../domain/json/skim.ts';
+import { kernel } from '../../../domain/json/skimKernel.ts';
 import type { BaseScannerState } from '../scannerState.ts';
 import type { LocalProblem } from '../types.ts';
 

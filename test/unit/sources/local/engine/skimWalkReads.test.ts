@@ -20,8 +20,8 @@ import {
   type KeyCheck,
   type Nested,
   type NestedCounts,
-} from '../../../../../src/sources/local/engine/skim.ts';
-import { kernel } from '../../../../../src/sources/local/engine/skimKernel.ts';
+} from '../../../../../src/domain/json/skim.ts';
+import { kernel } from '../../../../../src/domain/json/skimKernel.ts';
 import { count } from '../../../../../src/sources/local/text.ts';
 
 /** `text` with one or two random edits: one of `bytes` inserted, or a character dropped. */

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compileSkimKernel } from '../../../../../scripts/build-wasm.ts';
-import { SeededRandom } from '../../../../../src/demo/random.ts';
+import { compileSkimKernel } from '../../../../scripts/build-wasm.ts';
+import { SeededRandom } from '../../../../src/demo/random.ts';
 import {
   Fields,
   RawMemo,
@@ -16,9 +16,9 @@ import {
   skimObject,
   stringEnd,
   type Nested,
-} from '../../../../../src/sources/local/engine/skim.ts';
-import { kernel } from '../../../../../src/sources/local/engine/skimKernel.ts';
-import { SKIM_KERNEL_WASM } from '../../../../../src/sources/local/engine/skimKernelWasm.ts';
+} from '../../../../src/domain/json/skim.ts';
+import { kernel } from '../../../../src/domain/json/skimKernel.ts';
+import { SKIM_KERNEL_WASM } from '../../../../src/domain/json/skimKernelWasm.ts';
 
 interface Outcome {
   ok: boolean;

@@ -1,13 +1,8 @@
 /** The structural skim agrees with JSON.parse on every field, including awkward strings. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { SeededRandom } from '../../../../../src/demo/random.ts';
-import {
-  Fields,
-  escapes,
-  skimObject,
-  type Nested,
-} from '../../../../../src/sources/local/engine/skim.ts';
+import { SeededRandom } from '../../../../src/demo/random.ts';
+import { Fields, escapes, skimObject, type Nested } from '../../../../src/domain/json/skim.ts';
 
 const AWKWARD = [
   '',
