@@ -9,6 +9,7 @@ import type { SessionSummary } from '../../src/domain/session.ts';
 import type { ExtensionApi } from '../../src/extension.ts';
 import { startTestBackend } from '../support/backend.ts';
 import { ScriptedUser } from './support/ui.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 const CONNECTION = 'archive-remote';
 
@@ -32,9 +33,7 @@ describe('archive and export on a remote connection', () => {
         return next();
       },
     });
-    api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    api = await extensionApi();
     await api.tokens.set(CONNECTION, backend.mcpUrl, backend.token);
     api.registry.addEphemeral({
       id: CONNECTION,

@@ -5,6 +5,7 @@ import type { ExtensionApi } from '../../src/extension.ts';
 import { startTestBackend } from '../support/backend.ts';
 import { ScriptedUser } from './support/ui.ts';
 import { until } from './support/until.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 const CONNECTION = 'background-mcp';
 
@@ -17,9 +18,7 @@ describe('waiting signal with the Sessions view never opened', () => {
 
   before(async () => {
     backend = await startTestBackend();
-    api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    api = await extensionApi();
     await api.migration;
     user = new ScriptedUser();
     await vscode.workspace

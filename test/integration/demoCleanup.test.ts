@@ -1,21 +1,18 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { ExtensionApi } from '../../src/extension.ts';
 import { TokenStore } from '../../src/config/tokenStore.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 /**
  * "Open Demo" stores a token per demo connection, keyed by connection and origin, on a
  * new random port each time; "Stop Demo" takes its connections and those tokens away,
  * so nothing is left behind in secret storage run after run.
  */
-const ID = 'agent-session-inspector.agent-session-inspector';
 const DEMO_IDS = ['demo-reporting', 'demo-platform', 'demo-agents'];
 
 describe('Open Demo cleans up after itself', () => {
   it('Stop Demo removes its connections and deletes their tokens; a new run uses a new port', async () => {
-    const api = (await vscode.extensions
-      .getExtension<ExtensionApi>(ID)
-      ?.activate()) as ExtensionApi;
+    const api = await extensionApi();
     const demoUrls = () =>
       DEMO_IDS.map((id) => api.registry.get(id)?.url).filter((u): u is string => !!u);
     const stored = async (urls: string[]) =>

@@ -8,6 +8,7 @@ import type { SessionSummary } from '../../src/domain/session.ts';
 import type { ExtensionApi } from '../../src/extension.ts';
 import type { TreeNode } from '../../src/views/sessionsTree.ts';
 import { until } from './support/until.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 /**
  * Export, copy and archive in a real extension host, on a local Claude Code session written
@@ -163,9 +164,7 @@ describe('export, copy and archive', () => {
     this.timeout(120_000);
     const claudeDir = process.env.CLAUDE_CONFIG_DIR;
     assert.ok(claudeDir, 'the runner set up the corpus');
-    const api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    const api = await extensionApi();
     const folder = await mkdtemp(path.join(os.tmpdir(), 'asi-export-cwd-'));
     const out = await mkdtemp(path.join(os.tmpdir(), 'asi-export-out-'));
     const project = path.join(claudeDir, 'projects', folder.replaceAll('/', '-'));

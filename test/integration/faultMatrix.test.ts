@@ -11,6 +11,7 @@ import type { ExtensionApi } from '../../src/extension.ts';
 import { startTestBackend } from '../support/backend.ts';
 import { FaultInjector, type Fault, type FaultMatch } from '../support/faults.ts';
 import { ScriptedUser } from './support/ui.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 /**
  * Every mutation × every fault, in a real VS Code against the reference backend: the
@@ -311,9 +312,7 @@ describe('fault matrix: every mutation × every fault is applied at most once an
 
   before(async () => {
     started = Date.now();
-    api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    api = await extensionApi();
     main = await startBackend();
     const server = main.server!;
     await connect('fmReporting', 'mcp', server.mcpUrls.closedloop, server.token, false);

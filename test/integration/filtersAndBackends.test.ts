@@ -5,6 +5,7 @@ import type { ExtensionApi } from '../../src/extension.ts';
 import type { TreeNode } from '../../src/views/sessionsTree.ts';
 import { startTestBackend } from '../support/backend.ts';
 import { until } from './support/until.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 describe('filters, platform and REST connections, notifications, origin-bound tokens', () => {
   let backend: ReferenceBackend;
@@ -44,9 +45,7 @@ describe('filters, platform and REST connections, notifications, origin-bound to
         };
       },
     });
-    api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    api = await extensionApi();
     await vscode.commands.executeCommand('sessionInspector.sessions.focus');
   });
 

@@ -15,6 +15,7 @@ import { startTestBackend } from '../support/backend.ts';
 import { SurfaceAudit } from './support/surfaces.ts';
 import { ScriptedUser } from './support/ui.ts';
 import { until } from './support/until.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 /*
  * The standing hostile-data suite, VS Code side: the reference backend in its hostile data
@@ -116,9 +117,7 @@ describe('hostile backend: every session, every tab, every VS Code surface', fun
       },
     });
     audit = new SurfaceAudit(backend.hostile!.payloads);
-    api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    api = await extensionApi();
     user = new ScriptedUser();
     const window = vscode.window as unknown as Record<string, unknown>;
     const withProgress = window['withProgress'] as typeof vscode.window.withProgress;

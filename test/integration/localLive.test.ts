@@ -2,9 +2,9 @@ import * as assert from 'node:assert/strict';
 import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ExtensionApi } from '../../src/extension.ts';
 import type { SessionSummary } from '../../src/domain/session.ts';
 import { until } from './support/until.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 /**
  * A Claude Code session being written, as the user meets it: the runner points
@@ -52,9 +52,7 @@ describe('local sessions, live', () => {
     this.timeout(60_000);
     const claudeDir = process.env.CLAUDE_CONFIG_DIR;
     assert.ok(claudeDir, 'the runner points CLAUDE_CONFIG_DIR at a corpus');
-    const api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    const api = await extensionApi();
     const id = 'live';
     const folder = path.join(claudeDir, 'projects', CWD.replaceAll('/', '-'));
     const file = path.join(folder, `${SESSION_ID}.jsonl`);

@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ExtensionApi } from '../../src/extension.ts';
 import type { TreeNode } from '../../src/views/sessionsTree.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 /**
  * Group by Project in a real window: a Claude Code session started in the open workspace
@@ -18,9 +18,7 @@ describe('local sessions by project', () => {
     assert.ok(claudeDir, 'the runner points CLAUDE_CONFIG_DIR at a corpus');
     const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     assert.ok(workspace, 'the runner opens a workspace folder');
-    const api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    const api = await extensionApi();
     const id = 'projects';
     const folder = path.join(claudeDir, 'projects', workspace.replaceAll(path.sep, '-'));
     const file = path.join(folder, `${SESSION_ID}.jsonl`);

@@ -5,8 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionSummary } from '../../src/domain/session.ts';
-import type { ExtensionApi } from '../../src/extension.ts';
 import { until } from './support/until.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 /**
  * Resume in Terminal in a real extension host. The runner writes fake `claude` and `codex`
@@ -41,9 +41,7 @@ describe('resume in terminal', () => {
     );
     const hostPath = process.env.PATH;
     const terminalSettings = vscode.workspace.getConfiguration('terminal.integrated');
-    const api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    const api = await extensionApi();
     // A session whose folder exists. Only a prompt: the corpus token totals stay as generated.
     const folder = await mkdtemp(path.join(os.tmpdir(), 'asi-resume-cwd-'));
     const project = path.join(claudeDir, 'projects', folder.replaceAll('/', '-'));

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { ExtensionApi } from '../../src/extension.ts';
 import { expectedTokens, reportTokens } from '../support/localCorpus.ts';
 import { until } from './support/until.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 /**
  * The local usage report in a real extension host over the runner's generated corpus
@@ -53,9 +53,7 @@ describe('local usage report', () => {
     const expected = JSON.parse(process.env.ASI_EXPECTED_LOCAL ?? 'null') as Expected | null;
     assert.ok(expected?.byDay, 'the runner generated a corpus with per-day totals');
     assert.equal(new Date(0).getTimezoneOffset(), 0, 'the runner starts the host in UTC');
-    const api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    const api = await extensionApi();
     const settings = vscode.workspace.getConfiguration('sessionInspector');
     // The Codex model of the corpus: its cache writes are 0, so the cost is plain arithmetic.
     const model = Object.keys(expected.byModel).find((m) => m.startsWith('gpt-'));

@@ -4,6 +4,7 @@ import type { ReferenceBackend } from '../../src/demo/server.ts';
 import type { ExtensionApi } from '../../src/extension.ts';
 import { startTestBackend } from '../support/backend.ts';
 import { ScriptedUser } from './support/ui.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 describe('manual tasks (Itential) and interrupt (agents REST API)', () => {
   let backend: ReferenceBackend;
@@ -12,9 +13,7 @@ describe('manual tasks (Itential) and interrupt (agents REST API)', () => {
 
   before(async () => {
     backend = await startTestBackend();
-    api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    api = await extensionApi();
     for (const [id, kind, url] of [
       ['tasks', 'mcp', backend.mcpUrls.itential],
       ['agents', 'rest', backend.url],

@@ -6,6 +6,7 @@ import type { TreeNode } from '../../src/views/sessionsTree.ts';
 import { startTestBackend } from '../support/backend.ts';
 import { FaultInjector } from '../support/faults.ts';
 import { until } from './support/until.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 const CONNECTION = 'integration-paging';
 
@@ -38,10 +39,7 @@ describe('paging that repeats itself, in the sessions tree', () => {
         },
       },
     });
-    const extension = vscode.extensions.getExtension<ExtensionApi>(
-      'agent-session-inspector.agent-session-inspector',
-    );
-    api = (await extension?.activate()) as ExtensionApi;
+    api = await extensionApi();
     await api.tokens.set(CONNECTION, backend.mcpUrl, backend.token);
     api.registry.addEphemeral({
       id: CONNECTION,

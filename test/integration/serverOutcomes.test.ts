@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import type { BackendResponse, ReferenceBackend } from '../../src/demo/server.ts';
 import type { ExtensionApi } from '../../src/extension.ts';
 import type { TreeNode } from '../../src/views/sessionsTree.ts';
 import { startTestBackend } from '../support/backend.ts';
 import { until } from './support/until.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 const REPORTING = 'reportsReporting';
 const MISSING_AGENT = 'reportsMissingAgent';
@@ -60,9 +61,7 @@ describe("the server's own inconsistencies and 404s, as the tree shows them", ()
         });
       },
     });
-    api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    api = await extensionApi();
   });
   after(async () => {
     for (const id of [REPORTING, MISSING_AGENT, MISSING_PATH]) await api.registry.remove(id);

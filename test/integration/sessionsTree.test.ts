@@ -7,6 +7,7 @@ import type { TreeNode } from '../../src/views/sessionsTree.ts';
 import { connectMcp, startTestBackend } from '../support/backend.ts';
 import { FaultInjector } from '../support/faults.ts';
 import { until } from './support/until.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 const CONNECTION = 'integration-mcp';
 
@@ -25,10 +26,7 @@ describe('sessions tree against the reference backend', () => {
         return faults.interceptor(request, next);
       },
     });
-    const extension = vscode.extensions.getExtension<ExtensionApi>(
-      'agent-session-inspector.agent-session-inspector',
-    );
-    api = (await extension?.activate()) as ExtensionApi;
+    api = await extensionApi();
     await api.tokens.set(CONNECTION, backend.mcpUrl, backend.token);
     api.registry.addEphemeral({
       id: CONNECTION,

@@ -6,6 +6,7 @@ import type { ExtensionApi } from '../../src/extension.ts';
 import { connectMcp, startTestBackend } from '../support/backend.ts';
 import { FaultInjector } from '../support/faults.ts';
 import { ScriptedUser } from './support/ui.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 const CONNECTION = 'steering';
 
@@ -27,9 +28,7 @@ describe('completing and canceling sessions (session_complete)', () => {
         return faults.interceptor(request, next);
       },
     });
-    api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    api = await extensionApi();
     await api.tokens.set(CONNECTION, backend.mcpUrl, backend.token);
     api.registry.addEphemeral({
       id: CONNECTION,

@@ -6,6 +6,7 @@ import type { ExtensionApi } from '../../src/extension.ts';
 import { startTestBackend } from '../support/backend.ts';
 import { FaultInjector } from '../support/faults.ts';
 import { ScriptedUser } from './support/ui.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 const REPORTING = 'outcomesReporting';
 const PLATFORM = 'outcomesPlatform';
@@ -55,9 +56,7 @@ describe('steering under faults: the user is told what the server did', () => {
         return (committing ? commitFaults : faults).interceptor(request, next);
       },
     });
-    api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    api = await extensionApi();
     for (const [id, kind, url] of [
       [REPORTING, 'mcp', backend.mcpUrls.closedloop],
       [PLATFORM, 'mcp', backend.mcpUrls.itential],

@@ -10,6 +10,7 @@ import type { ExtensionApi } from '../../src/extension.ts';
 import { startTestBackend } from '../support/backend.ts';
 import { ScriptedUser } from './support/ui.ts';
 import { until } from './support/until.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 /*
  * A session whose name and repository are hostile, served by the reference backend (its
@@ -127,9 +128,7 @@ describe('backend text on VS Code surfaces (hostile names)', () => {
         return rewrite(request, await next());
       },
     });
-    api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    api = await extensionApi();
     await api.tokens.set(CONNECTION, backend.mcpUrl, backend.token);
     api.registry.addEphemeral({
       id: CONNECTION,

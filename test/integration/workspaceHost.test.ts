@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { ExtensionApi } from '../../src/extension.ts';
 import { sourceOperation } from '../../src/sources/sessionSource.ts';
 import { until } from './support/until.ts';
+import { extensionApi } from './support/extensionApi.ts';
 
 /**
  * Remote development: the extension declares extensionKind workspace, so in a remote
@@ -64,9 +65,7 @@ describe('remote development: the workspace-side extension host', () => {
   });
 
   it('reads the transcript folders of that host: its environment, then the machine settings', async () => {
-    const api = (await vscode.extensions
-      .getExtension<ExtensionApi>(ID)
-      ?.activate()) as ExtensionApi;
+    const api = await extensionApi();
     const claudeDir = process.env.CLAUDE_CONFIG_DIR;
     const codexHome = process.env.CODEX_HOME;
     assert.ok(claudeDir && codexHome, "the runner sets both variables in the host's environment");

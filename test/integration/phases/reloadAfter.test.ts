@@ -5,7 +5,6 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { ExtensionApi } from '../../../src/extension.ts';
 import { ScriptedUser } from '../support/ui.ts';
 import { reloadScenario } from './reloadScenario.ts';
 import { checkTreeFromIndex } from './localIndexPhase.ts';
@@ -19,13 +18,12 @@ import {
   userSettingsUri,
   workspaceSettingsUri,
 } from './upgradeSeed.ts';
+import { extensionApi } from '../support/extensionApi.ts';
 
 describe('window reload between send and answer (after the reload)', () => {
   it('resumes the same intent with the same key, and reports the completion', async () => {
     const scenario = reloadScenario();
-    const api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    const api = await extensionApi();
     const [intent] = api.completions.unfinished();
     assert.ok(intent, 'the intent survived the reload');
     assert.equal(intent.args.sessionId, scenario.sessionId);
@@ -48,9 +46,7 @@ describe('window reload between send and answer (after the reload)', () => {
   });
 
   it('moved the older version’s settings of every scope and its token, once', async () => {
-    const api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    const api = await extensionApi();
     const report = await api.migration;
     assert.equal(report.tokens, 1, JSON.stringify(report));
     const current = vscode.workspace.getConfiguration(NEW);
@@ -115,9 +111,7 @@ describe('window reload between send and answer (after the reload)', () => {
 describe('the persisted local index across the reload (after it)', () => {
   it('fills the local tree from the saved index, reading no transcript', async function () {
     this.timeout(120_000);
-    const api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    const api = await extensionApi();
     await checkTreeFromIndex(api);
   });
 });

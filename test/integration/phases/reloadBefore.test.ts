@@ -5,18 +5,16 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { ExtensionApi } from '../../../src/extension.ts';
 import { ScriptedUser } from '../support/ui.ts';
 import { reloadScenario } from './reloadScenario.ts';
 import { scanAndSaveIndex } from './localIndexPhase.ts';
 import { seedOlderVersion } from './upgradeSeed.ts';
+import { extensionApi } from '../support/extensionApi.ts';
 
 describe('window reload between send and answer (before the reload)', () => {
   it('keeps the unanswered intent with its key', async () => {
     const scenario = reloadScenario();
-    const api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    const api = await extensionApi();
     await api.tokens.set(scenario.connectionId, scenario.mcpUrl, scenario.token);
     await api.registry.save({
       id: scenario.connectionId,
@@ -48,9 +46,7 @@ describe('window reload between send and answer (before the reload)', () => {
   });
 
   it('leaves an older version’s settings and token for the upgrade after the reload', async () => {
-    const api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    const api = await extensionApi();
     await seedOlderVersion(api);
   });
 });
@@ -58,9 +54,7 @@ describe('window reload between send and answer (before the reload)', () => {
 describe('the persisted local index across the reload (before it)', () => {
   it('scans the local transcripts once and saves the index in the global storage', async function () {
     this.timeout(120_000);
-    const api = (await vscode.extensions
-      .getExtension<ExtensionApi>('agent-session-inspector.agent-session-inspector')
-      ?.activate()) as ExtensionApi;
+    const api = await extensionApi();
     await scanAndSaveIndex(api);
   });
 });
