@@ -66,8 +66,8 @@ const builds = {
     // Marks when the bundle starts evaluating, so activation cost can be measured (ExtensionApi.timing).
     banner: { js: 'globalThis.__sessionInspectorLoadStart = performance.now();' },
   }),
-  sources: nodeBundle('sources', 'src/sources/index.ts'),
-  demo: nodeBundle('demo', 'src/demo/index.ts'),
+  sources: nodeBundle('sources', 'src/sources/sourcesBundle.ts'),
+  demo: nodeBundle('demo', 'src/demo/demoBundle.ts'),
   mcpClient: nodeBundle('mcpClient', 'src/sources/mcp/mcpSdkClient.ts'),
   // Worker threads of parallel cold scans of local transcripts (src/sources/local/engine).
   scanWorker: nodeBundle('scanWorker', 'src/sources/local/engine/scanWorker.ts'),

@@ -4,7 +4,7 @@ import type { Logger } from '../util/logger.ts';
 import type { PriceTable } from './local/pricing.ts';
 import type { CreateMcpToolClient } from './mcp/mcpToolClient.ts';
 import type { ConnectionConfig, SessionSource } from './sessionSource.ts';
-import type * as SourcesBundle from './index.ts';
+import type * as SourcesBundle from './sourcesBundle.ts';
 
 export type SourceAdapters = typeof SourcesBundle;
 

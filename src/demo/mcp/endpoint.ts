@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { jsonResponse, type BackendResponse, type InterceptedRequest } from '../http.ts';
 import type { ToolContext } from '../mcpTools/context.ts';
-import { createToolServer, TOOL_GROUPS, type ToolGroup } from '../mcpTools/index.ts';
+import { createToolServer, TOOL_GROUPS, type ToolGroup } from '../mcpTools/toolServer.ts';
 
 export const MCP_PATHS: Readonly<Record<string, readonly ToolGroup[]>> = {
   '/mcp': TOOL_GROUPS,

@@ -25,7 +25,7 @@ import {
   openSessionTranscript,
   placeAnchors,
   searchTranscript,
-} from '../../../src/sources/index.ts';
+} from '../../../src/sources/sourcesBundle.ts';
 import { createMcpToolClient } from '../../../src/sources/mcp/mcpSdkClient.ts';
 import { McpSource } from '../../../src/sources/mcp/mcpSource.ts';
 import { AgentsApiSource } from '../../../src/sources/rest/agentsApiSource.ts';
