@@ -111,16 +111,31 @@ interface FileState {
 
 /** Rebuilds the session's file changes from its transcripts (pure; see the module comment). */
 export function sessionChanges(input: SessionChangesInput): SessionChanges {
-  const states = new Map<string, FileState>();
-  const order: FileState[] = [];
-  /** Whole texts Read showed before any change of the file. */
-  const seen = new Map<string, string>();
-  /** Failed calls on a path the session has not changed (yet), by path. */
-  const pendingFailures = new Map<string, ChangeCall[]>();
-  let failedCalls = 0;
-  const visited = new Set<string>();
+  const recorder = new ChangeRecorder(input);
+  recorder.walk(input.main, undefined);
+  // Subagents the main transcript does not name (yet) come last.
+  for (const agentId of input.subagents?.keys() ?? []) recorder.inline(agentId);
+  return { files: recorder.order.map(finish), failedCalls: recorder.failedCalls };
+}
 
-  const walk = (transcript: ChangeTranscript, agentId: string | undefined): void => {
+/** Follows the transcripts in order, keeping what is known of each file the calls touch. */
+class ChangeRecorder {
+  private readonly input: SessionChangesInput;
+  private readonly states = new Map<string, FileState>();
+  /** The files in the order the session first changed them. */
+  readonly order: FileState[] = [];
+  /** Whole texts Read showed before any change of the file. */
+  private readonly seen = new Map<string, string>();
+  /** Failed calls on a path the session has not changed (yet), by path. */
+  private readonly pendingFailures = new Map<string, ChangeCall[]>();
+  private readonly visited = new Set<string>();
+  failedCalls = 0;
+
+  constructor(input: SessionChangesInput) {
+    this.input = input;
+  }
+
+  walk(transcript: ChangeTranscript, agentId: string | undefined): void {
     for (const entry of transcript.entries) {
       const spawned =
         entry.kind === 'subagent'
@@ -128,36 +143,37 @@ export function sessionChanges(input: SessionChangesInput): SessionChanges {
           : entry.kind === 'tool-call'
             ? entry.subagent?.agentId
             : undefined;
-      if (spawned !== undefined) inline(spawned);
+      if (spawned !== undefined) this.inline(spawned);
       if (entry.kind !== 'tool-call') continue;
       if (entry.name === 'Read') {
-        readCall(entry);
+        this.readCall(entry);
         continue;
       }
       const changes = fileChangesOfToolCall(entry.name, entry.input);
       if (!changes) continue;
-      if (entry.status === 'error') failedCalls++;
-      for (const change of changes) applyCall(entry, change, agentId);
+      if (entry.status === 'error') this.failedCalls++;
+      for (const change of changes) this.applyCall(entry, change, agentId);
     }
-  };
+  }
 
-  const inline = (agentId: string): void => {
-    if (visited.has(agentId)) return;
-    visited.add(agentId);
-    const sub = input.subagents?.get(agentId);
-    if (sub) walk(sub, agentId);
-  };
+  /** A subagent's calls, where the main transcript spawns it (once). */
+  inline(agentId: string): void {
+    if (this.visited.has(agentId)) return;
+    this.visited.add(agentId);
+    const sub = this.input.subagents?.get(agentId);
+    if (sub) this.walk(sub, agentId);
+  }
 
-  const readCall = (entry: ToolCallEntry): void => {
+  private readCall(entry: ToolCallEntry): void {
     if (entry.status !== 'ok' || entry.output === undefined) return;
     const parsed = parseJson(entry.input);
     if (!isRecord(parsed) || typeof parsed.file_path !== 'string') return;
     const text = wholeFileOfRead(parsed, entry.output);
     if (text === undefined) return;
-    const path = resolvePath(parsed.file_path, entry.files, input.cwd);
-    const state = states.get(path);
+    const path = resolvePath(parsed.file_path, entry.files, this.input.cwd);
+    const state = this.states.get(path);
     if (!state) {
-      seen.set(path, text);
+      this.seen.set(path, text);
       return;
     }
     if (state.before === undefined && !state.broken) {
@@ -169,12 +185,12 @@ export function sessionChanges(input: SessionChangesInput): SessionChanges {
       }
     }
     state.current = text;
-  };
+  }
 
-  const stateOf = (path: string): FileState => {
-    let state = states.get(path);
+  private stateOf(path: string): FileState {
+    let state = this.states.get(path);
     if (!state) {
-      const known = seen.get(path);
+      const known = this.seen.get(path);
       state = {
         path,
         before: known,
@@ -188,48 +204,26 @@ export function sessionChanges(input: SessionChangesInput): SessionChanges {
         callAdded: 0,
         callRemoved: 0,
       };
-      states.set(path, state);
-      order.push(state);
+      this.states.set(path, state);
+      this.order.push(state);
     }
     return state;
-  };
+  }
 
-  const applyCall = (entry: ToolCallEntry, change: FileChange, agentId: string | undefined) => {
-    const path = resolvePath(change.path, entry.files, input.cwd);
-    const failed = entry.status === 'error';
+  private applyCall(entry: ToolCallEntry, change: FileChange, agentId: string | undefined): void {
+    const path = resolvePath(change.path, entry.files, this.input.cwd);
     const diff = diffOfChange(change);
-    const call: ChangeCall = {
-      ...(agentId !== undefined ? { agentId } : {}),
-      entryIndex: entry.index,
-      tool: entry.name,
-      status: entry.status,
-      failed,
-      added: failed ? 0 : diff.added,
-      removed: failed ? 0 : diff.removed,
-    };
-    if (failed) {
-      // Listed only with a file the session did change (see below).
-      const state = states.get(path);
-      if (state) {
-        state.calls.push(call);
-        state.failedCalls++;
-      } else {
-        pendingFailures.set(path, [...(pendingFailures.get(path) ?? []), call]);
-      }
-
+    const call = changeCall(entry, diff, agentId);
+    if (call.failed) {
+      this.recordFailure(path, call);
       return;
     }
-    const fresh = !states.has(path);
-    const state = stateOf(path);
+    const fresh = !this.states.has(path);
+    const state = this.stateOf(path);
     state.calls.push(call);
     state.callAdded += diff.added;
     state.callRemoved += diff.removed;
-    if (fresh) {
-      const earlier = pendingFailures.get(path) ?? [];
-      state.calls.unshift(...earlier);
-      state.failedCalls += earlier.length;
-      pendingFailures.delete(path);
-    }
+    if (fresh) this.adoptPendingFailures(path, state);
     const createdNow = change.kind === 'create' || (change.kind === 'write' && saysCreated(entry));
     if (fresh && state.before === undefined && createdNow) {
       state.before = null;
@@ -237,38 +231,80 @@ export function sessionChanges(input: SessionChangesInput): SessionChanges {
       state.current = null;
     }
     if (change.kind === 'write' && saysUpdated(entry)) state.existed = true;
-    if (change.kind === 'update') {
-      for (const r of change.replacements ?? [])
-        state.fragments.push({ before: r.oldText, after: r.newText });
-    } else if (change.kind === 'delete') {
-      state.fragments.push({ before: state.current ?? '', after: '' });
+    recordFragments(state, change);
+    advanceText(state, change);
+    if (change.movedTo !== undefined) this.move(path, state, entry, change.movedTo);
+  }
+
+  /** A failed call is listed only with a file the session did change. */
+  private recordFailure(path: string, call: ChangeCall): void {
+    const state = this.states.get(path);
+    if (state) {
+      state.calls.push(call);
+      state.failedCalls++;
     } else {
-      state.fragments.push({ before: state.current ?? '', after: change.content ?? '' });
+      this.pendingFailures.set(path, [...(this.pendingFailures.get(path) ?? []), call]);
     }
-    const known = state.current;
-    if (change.kind === 'update') {
-      const next = known === null ? undefined : applyChange(known, change);
-      if (known !== undefined && next === undefined) state.broken = true;
-      state.current = next;
-    } else if (change.kind === 'delete') {
-      state.current = null;
-    } else {
-      state.current = change.content ?? '';
-    }
-    if (change.movedTo !== undefined) {
-      const target = resolvePath(change.movedTo, entry.files, input.cwd);
-      states.delete(path);
-      state.movedFrom ??= state.path;
-      state.path = target;
-      states.set(target, state);
-    }
+  }
+
+  /** The failed calls made on the path before its first change go first in its list. */
+  private adoptPendingFailures(path: string, state: FileState): void {
+    const earlier = this.pendingFailures.get(path) ?? [];
+    state.calls.unshift(...earlier);
+    state.failedCalls += earlier.length;
+    this.pendingFailures.delete(path);
+  }
+
+  private move(path: string, state: FileState, entry: ToolCallEntry, movedTo: string): void {
+    const target = resolvePath(movedTo, entry.files, this.input.cwd);
+    this.states.delete(path);
+    state.movedFrom ??= state.path;
+    state.path = target;
+    this.states.set(target, state);
+  }
+}
+
+function changeCall(
+  entry: ToolCallEntry,
+  diff: { added: number; removed: number },
+  agentId: string | undefined,
+): ChangeCall {
+  const failed = entry.status === 'error';
+  return {
+    ...(agentId !== undefined ? { agentId } : {}),
+    entryIndex: entry.index,
+    tool: entry.name,
+    status: entry.status,
+    failed,
+    added: failed ? 0 : diff.added,
+    removed: failed ? 0 : diff.removed,
   };
+}
 
-  walk(input.main, undefined);
-  // Subagents the main transcript does not name (yet) come last.
-  for (const agentId of input.subagents?.keys() ?? []) inline(agentId);
+/** What the change replaced, as the call describes it. */
+function recordFragments(state: FileState, change: FileChange): void {
+  if (change.kind === 'update') {
+    for (const r of change.replacements ?? [])
+      state.fragments.push({ before: r.oldText, after: r.newText });
+  } else if (change.kind === 'delete') {
+    state.fragments.push({ before: state.current ?? '', after: '' });
+  } else {
+    state.fragments.push({ before: state.current ?? '', after: change.content ?? '' });
+  }
+}
 
-  return { files: order.map(finish), failedCalls };
+/** The file's whole text after the change, where the text before it is known. */
+function advanceText(state: FileState, change: FileChange): void {
+  const known = state.current;
+  if (change.kind === 'update') {
+    const next = known === null ? undefined : applyChange(known, change);
+    if (known !== undefined && next === undefined) state.broken = true;
+    state.current = next;
+  } else if (change.kind === 'delete') {
+    state.current = null;
+  } else {
+    state.current = change.content ?? '';
+  }
 }
 
 function finish(state: FileState): ChangedFile {

@@ -193,36 +193,76 @@ export function buildUsageReport(
 ): UsageReport {
   const dayOf = options.dayOf ?? localDay;
   const since = options.since;
-  const total: Bucket = { totals: emptyTotals(), lastSession: -1, lastUnpricedSession: -1 };
-  const byDay = new Map<string, Bucket>();
-  const byModel = new Map<string, Bucket>();
-  const byDayModel: DayModels = new Map();
-  const byProject = new Map<string, Bucket>();
-  const byHarness = new Map<string, Bucket>();
-  const harnessDays = new Map<string, { byDay: Map<string, Bucket>; byDayModel: DayModels }>();
-  const unpriced = new Set<string>();
+  const buckets = new UsageBuckets(pricing, dayOf, since);
   let sessions = 0;
   let sessionsWithoutTokenInfo = 0;
-  const bucket = (map: Map<string, Bucket>, key: string): Bucket =>
-    entry(map, key, () => ({ totals: emptyTotals(), lastSession: -1, lastUnpricedSession: -1 }));
-  const modelsOfDay = (days: DayModels, day: string) => entry(days, day, () => new Map());
-  const daysOfHarness = (harness: string) =>
-    entry(harnessDays, harness, () => ({ byDay: new Map(), byDayModel: new Map() }));
   snapshot.sessions.forEach((s, index) => {
     if (s.noTokenInfo && s.records.length === 0) {
       if (!since || dayOf(Date.parse(s.summary.lastActivityAt ?? '')) >= since)
         sessionsWithoutTokenInfo++;
       return;
     }
-    if (addSession(s, index)) sessions++;
+    if (buckets.addSession(s, index)) sessions++;
   });
+  const report: UsageReport = {
+    ...buckets.tables(),
+    prices: `@pydantic/genai-prices ${pricing.version}`,
+    sessions,
+    sessionsWithoutTokenInfo,
+    files: snapshot.files.length,
+    bytes: snapshot.bytes,
+    problems: snapshot.problems,
+  };
+  if (since) report.since = since;
+  return report;
+}
+
+const newBucket = (): Bucket => ({
+  totals: emptyTotals(),
+  lastSession: -1,
+  lastUnpricedSession: -1,
+});
+const bucket = (map: Map<string, Bucket>, key: string): Bucket => entry(map, key, newBucket);
+const modelsOfDay = (days: DayModels, day: string) => entry(days, day, () => new Map());
+const totalsOf = (map: Map<string, Bucket>) =>
+  Object.fromEntries([...map].map(([key, b]) => [key, b.totals]));
+const totalsOfDayModels = (days: DayModels) =>
+  Object.fromEntries([...days].map(([day, m]) => [day, totalsOf(m)]));
+
+/** The report's buckets, filled one session at a time. */
+class UsageBuckets {
+  private readonly pricing: Pricing;
+  private readonly dayOf: (ms: number) => string;
+  private readonly since: string | undefined;
+  private readonly total = newBucket();
+  private readonly byDay = new Map<string, Bucket>();
+  private readonly byModel = new Map<string, Bucket>();
+  private readonly byDayModel: DayModels = new Map();
+  private readonly byProject = new Map<string, Bucket>();
+  private readonly byHarness = new Map<string, Bucket>();
+  private readonly harnessDays = new Map<
+    string,
+    { byDay: Map<string, Bucket>; byDayModel: DayModels }
+  >();
+  private readonly unpriced = new Set<string>();
+
+  constructor(pricing: Pricing, dayOf: (ms: number) => string, since: string | undefined) {
+    this.pricing = pricing;
+    this.dayOf = dayOf;
+    this.since = since;
+  }
+
+  private daysOfHarness(harness: string) {
+    return entry(this.harnessDays, harness, () => ({ byDay: new Map(), byDayModel: new Map() }));
+  }
 
   /** Adds the session's responses in the window; false when it had none there. */
-  function addSession(s: LocalSession, index: number): boolean {
+  addSession(s: LocalSession, index: number): boolean {
+    const { dayOf, since, pricing, unpriced, total } = this;
     // Made on the first response in the window (a bucket exists only with responses).
     let project: Bucket | undefined;
     let harness: Bucket | undefined;
-    const ownHarness = daysOfHarness(s.harness);
+    const ownHarness = this.daysOfHarness(s.harness);
     let counted = false;
     // A session's responses mostly share a day and a model: their buckets are looked up
     // again only when one of them changes.
@@ -255,11 +295,11 @@ export function buildUsageReport(
       if (cost === undefined) unpriced.add(model);
       if (day !== bucketsDay || model !== bucketsModel || !dayModelBucket) {
         if (day !== bucketsDay || !dayBucket) {
-          dayBucket = bucket(byDay, day);
+          dayBucket = bucket(this.byDay, day);
           harnessDayBucket = bucket(ownHarness.byDay, day);
         }
-        if (model !== bucketsModel || !modelBucket) modelBucket = bucket(byModel, model);
-        dayModelBucket = bucket(modelsOfDay(byDayModel, day), model);
+        if (model !== bucketsModel || !modelBucket) modelBucket = bucket(this.byModel, model);
+        dayModelBucket = bucket(modelsOfDay(this.byDayModel, day), model);
         harnessDayModelBucket = bucket(modelsOfDay(ownHarness.byDayModel, day), model);
         bucketsDay = day;
         bucketsModel = model;
@@ -270,41 +310,42 @@ export function buildUsageReport(
       add(dayModelBucket, r, cost, index);
       add(harnessDayBucket!, r, cost, index);
       add(harnessDayModelBucket!, r, cost, index);
-      project ??= bucket(byProject, s.project ?? 'unknown');
-      harness ??= bucket(byHarness, s.harness);
+      project ??= bucket(this.byProject, s.project ?? 'unknown');
+      harness ??= bucket(this.byHarness, s.harness);
       add(project, r, cost, index);
       add(harness, r, cost, index);
     }
     return counted;
   }
 
-  const record = (map: Map<string, Bucket>) =>
-    Object.fromEntries([...map].map(([key, b]) => [key, b.totals]));
-  const dayModels = (days: DayModels) =>
-    Object.fromEntries([...days].map(([day, m]) => [day, record(m)]));
-  const report: UsageReport = {
-    totals: total.totals,
-    byDay: record(byDay),
-    byModel: record(byModel),
-    byDayModel: dayModels(byDayModel),
-    byProject: record(byProject),
-    byHarness: record(byHarness),
-    harnesses: Object.fromEntries(
-      [...harnessDays].map(([harness, d]) => [
-        harness,
-        { byDay: record(d.byDay), byDayModel: dayModels(d.byDayModel) },
-      ]),
-    ),
-    unpricedModels: [...unpriced].sort(),
-    prices: `@pydantic/genai-prices ${pricing.version}`,
-    sessions,
-    sessionsWithoutTokenInfo,
-    files: snapshot.files.length,
-    bytes: snapshot.bytes,
-    problems: snapshot.problems,
-  };
-  if (since) report.since = since;
-  return report;
+  /** The totals of every bucket, as the report lists them. */
+  tables(): Pick<
+    UsageReport,
+    | 'totals'
+    | 'byDay'
+    | 'byModel'
+    | 'byDayModel'
+    | 'byProject'
+    | 'byHarness'
+    | 'harnesses'
+    | 'unpricedModels'
+  > {
+    return {
+      totals: this.total.totals,
+      byDay: totalsOf(this.byDay),
+      byModel: totalsOf(this.byModel),
+      byDayModel: totalsOfDayModels(this.byDayModel),
+      byProject: totalsOf(this.byProject),
+      byHarness: totalsOf(this.byHarness),
+      harnesses: Object.fromEntries(
+        [...this.harnessDays].map(([harness, d]) => [
+          harness,
+          { byDay: totalsOf(d.byDay), byDayModel: totalsOfDayModels(d.byDayModel) },
+        ]),
+      ),
+      unpricedModels: [...this.unpriced].sort(),
+    };
+  }
 }
 
 /**

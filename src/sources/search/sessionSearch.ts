@@ -111,55 +111,81 @@ const FIRST_BATCH_BYTES = 16 << 20;
 const SLICE_MS = 8;
 
 export async function searchSessions(options: SearchOptions): Promise<SearchSummary> {
-  const started = performance.now();
-  const maxPerSession = options.maxPerSession ?? 100;
-  const maxResults = options.maxResults ?? 5000;
-  const targets = options.targets.filter((t) => targetPasses(t.facts, options.filters));
-  const byPath = new Map(targets.map((t) => [t.path, t]));
-  const states = new Map<string, SessionHits>();
-  const summary: SearchSummary = {
-    engine: options.rg ? 'ripgrep' : 'node',
-    files: targets.length,
-    sessions: 0,
-    results: 0,
-    hidden: 0,
-    truncated: false,
-    cancelled: false,
-  };
-  // Raw matches wait here while earlier ones are read back (reading is async, the engine is not).
-  const queue: (RawMatch | ScannedMatch)[] = [];
-  /** Raw matches taken for reading, per path (the per-session budget). */
-  const taken = new Map<string, number>();
-  const filesSeen = new Set<string>();
-  let wake: (() => void) | undefined;
-  let engineDone = false;
-  let stopEngine = false;
-  const reader = new LineReader();
+  const search = new SessionSearch(options);
+  try {
+    await Promise.all([search.runEngine(), search.consume()]);
+  } finally {
+    search.reader.close();
+  }
+  return search.finish();
+}
 
-  const accept = (match: RawMatch | ScannedMatch): boolean => {
-    if (stopEngine) return false;
-    if (!filesSeen.has(match.path)) {
-      filesSeen.add(match.path);
-      options.onProgress?.({
-        filesDone: filesSeen.size,
-        filesTotal: targets.length,
-        results: summary.results,
+/**
+ * One search: the engine hands raw matches to `accept` (synchronously), `consume` reads
+ * them back and turns them into shown results, both sharing the queue and the budgets.
+ */
+class SessionSearch {
+  private readonly options: SearchOptions;
+  private readonly started = performance.now();
+  private readonly maxPerSession: number;
+  private readonly maxResults: number;
+  private readonly targets: SearchTarget[];
+  private readonly byPath: Map<string, SearchTarget>;
+  private readonly states = new Map<string, SessionHits>();
+  private readonly summary: SearchSummary;
+  // Raw matches wait here while earlier ones are read back (reading is async, the engine is not).
+  private readonly queue: (RawMatch | ScannedMatch)[] = [];
+  /** Raw matches taken for reading, per path (the per-session budget). */
+  private readonly taken = new Map<string, number>();
+  private readonly filesSeen = new Set<string>();
+  private wake: (() => void) | undefined;
+  private engineDone = false;
+  private stopEngine = false;
+  readonly reader = new LineReader();
+
+  constructor(options: SearchOptions) {
+    this.options = options;
+    this.maxPerSession = options.maxPerSession ?? 100;
+    this.maxResults = options.maxResults ?? 5000;
+    this.targets = options.targets.filter((t) => targetPasses(t.facts, options.filters));
+    this.byPath = new Map(this.targets.map((t) => [t.path, t]));
+    this.summary = {
+      engine: options.rg ? 'ripgrep' : 'node',
+      files: this.targets.length,
+      sessions: 0,
+      results: 0,
+      hidden: 0,
+      truncated: false,
+      cancelled: false,
+    };
+  }
+
+  /** The engine's callback: false stops it. */
+  private readonly accept = (match: RawMatch | ScannedMatch): boolean => {
+    if (this.stopEngine) return false;
+    if (!this.filesSeen.has(match.path)) {
+      this.filesSeen.add(match.path);
+      this.options.onProgress?.({
+        filesDone: this.filesSeen.size,
+        filesTotal: this.targets.length,
+        results: this.summary.results,
       });
     }
-    const count = taken.get(match.path) ?? 0;
+    const count = this.taken.get(match.path) ?? 0;
     // Twice the shown limit is read back: some matches fall to filters or metadata.
-    if (count >= maxPerSession * 2) {
-      const state = states.get(match.path);
+    if (count >= this.maxPerSession * 2) {
+      const state = this.states.get(match.path);
       if (state) state.more++;
       return true;
     }
-    taken.set(match.path, count + 1);
-    queue.push(match);
-    wake?.();
+    this.taken.set(match.path, count + 1);
+    this.queue.push(match);
+    this.wake?.();
     return true;
   };
 
-  const consume = async () => {
+  async consume(): Promise<void> {
+    const queue = this.queue;
     let slice = performance.now();
     for (let head = 0; ;) {
       // Reads are synchronous (page-cache reads of one line take microseconds, an async
@@ -173,46 +199,52 @@ export async function searchSessions(options: SearchOptions): Promise<SearchSumm
       if (!match) {
         queue.length = 0;
         head = 0;
-        if (engineDone) return;
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
+        if (this.engineDone) return;
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
         slice = performance.now();
         continue;
       }
       queue[head++] = undefined!;
-      if (stopEngine) continue;
-      const target = byPath.get(match.path);
-      if (!target) continue;
-      let state = states.get(target.path);
-      if (state && state.hits.length >= maxPerSession) {
-        state.more++;
-        continue;
-      }
-      const hit = readHit(reader, target, match, options.filters);
-      if (!hit) {
-        summary.hidden++;
-        continue;
-      }
-      if (!state) {
-        state = { target, hits: [], more: 0 };
-        states.set(target.path, state);
-        summary.sessions++;
-      }
-      state.hits.push(hit);
-      summary.results++;
-      summary.firstResultMs ??= performance.now() - started;
-      options.onHits?.(state);
-      if (summary.results >= maxResults) {
-        summary.truncated = true;
-        stopEngine = true;
-      }
+      if (!this.stopEngine) this.readBack(match);
     }
-  };
+  }
 
-  const engine = async () => {
+  /** One raw match read back: a shown result, a hidden one, or one past the session's limit. */
+  private readBack(match: RawMatch | ScannedMatch): void {
+    const target = this.byPath.get(match.path);
+    if (!target) return;
+    const summary = this.summary;
+    let state = this.states.get(target.path);
+    if (state && state.hits.length >= this.maxPerSession) {
+      state.more++;
+      return;
+    }
+    const hit = readHit(this.reader, target, match, this.options.filters);
+    if (!hit) {
+      summary.hidden++;
+      return;
+    }
+    if (!state) {
+      state = { target, hits: [], more: 0 };
+      this.states.set(target.path, state);
+      summary.sessions++;
+    }
+    state.hits.push(hit);
+    summary.results++;
+    summary.firstResultMs ??= performance.now() - this.started;
+    this.options.onHits?.(state);
+    if (summary.results >= this.maxResults) {
+      summary.truncated = true;
+      this.stopEngine = true;
+    }
+  }
+
+  async runEngine(): Promise<void> {
+    const options = this.options;
     try {
-      const files = targets.map((t) => t.path);
-      const signal = anySignal(options.signal, () => stopEngine);
+      const files = this.targets.map((t) => t.path);
+      const signal = anySignal(options.signal, () => this.stopEngine);
       if (options.rg)
         await runRipgrep({
           firstBatch: firstBatch(files),
@@ -220,28 +252,31 @@ export async function searchSessions(options: SearchOptions): Promise<SearchSumm
           pattern: enginePattern(options.query),
           files,
           signal: signal.signal,
-          onMatch: accept,
+          onMatch: this.accept,
         });
-      else await scanFiles({ query: options.query, files, signal: signal.signal, onMatch: accept });
+      else
+        await scanFiles({
+          query: options.query,
+          files,
+          signal: signal.signal,
+          onMatch: this.accept,
+        });
       signal.dispose();
     } finally {
-      engineDone = true;
-      wake?.();
+      this.engineDone = true;
+      this.wake?.();
     }
-  };
-
-  try {
-    await Promise.all([engine(), consume()]);
-  } finally {
-    reader.close();
   }
-  summary.cancelled = options.signal?.aborted ?? false;
-  options.onProgress?.({
-    filesDone: targets.length,
-    filesTotal: targets.length,
-    results: summary.results,
-  });
-  return summary;
+
+  finish(): SearchSummary {
+    this.summary.cancelled = this.options.signal?.aborted ?? false;
+    this.options.onProgress?.({
+      filesDone: this.targets.length,
+      filesTotal: this.targets.length,
+      results: this.summary.results,
+    });
+    return this.summary;
+  }
 }
 
 /**
