@@ -576,3 +576,30 @@ export const heavyUserCorpusOptions = (megabytes: number): HeavyUserCorpusOption
   seed: 1847,
   codexShare: 0.15,
 });
+
+// `node test/support/heavyUserCorpus.ts <dir> [megabytes]`: writes the corpus of that size
+// (the bench's shape and seed, default 200 MB) into <dir>, replacing what is there.
+if (import.meta.main) {
+  const [dir, megabytes = '200'] = process.argv.slice(2);
+  if (!dir) {
+    console.error('usage: node test/support/heavyUserCorpus.ts <dir> [megabytes]');
+    process.exit(2);
+  }
+  const c = await writeHeavyUserCorpus(dir, heavyUserCorpusOptions(Number(megabytes)));
+  const codex = c.files.filter((f) => f.harness === 'codex').reduce((n, f) => n + f.bytes, 0);
+  console.log(
+    JSON.stringify(
+      {
+        claudeDir: c.claudeDir,
+        codexDir: c.codexDir,
+        files: c.files.length,
+        megabytes: Math.round(c.bytes / 1_048_576),
+        codexMegabytes: Math.round(codex / 1_048_576),
+        shapes: c.shapes,
+        expected: c.expected.byHarness,
+      },
+      null,
+      2,
+    ),
+  );
+}
