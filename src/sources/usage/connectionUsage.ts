@@ -52,12 +52,7 @@ export async function fetchDashboardData(
   caller: JsonToolCaller,
   options: DashboardOptions = {},
 ): Promise<DashboardData> {
-  const shared: SessionFilters = { ...options.filters };
-  delete shared.status;
-  delete shared.userId;
-  const problem = validateFilters(shared);
-  if (problem) throw new BackendError('invalidFilter', problem);
-  const args = filterArguments(shared);
+  const args = sharedArguments(options.filters);
   const signal = options.signal;
   const has = async (tool: string) => (caller.hasTool ? caller.hasTool(tool, signal) : true);
 
@@ -68,17 +63,54 @@ export async function fetchDashboardData(
     ),
     has(LIST_TOOL).catch(() => false),
   ]);
-  const usage = usageEnvelope.safeParse(usagePayload);
+  const rows = new RowCount();
+  const { data, reported } = usageData(usagePayload, rows);
+  addAnalytics(data, analyticsPart, rows);
+  if (reported && reported.length > 0) {
+    data.costOverTime = {
+      source: 'tool',
+      basis: 'reported',
+      points: fillGaps(rows.take(dayRows(reported))),
+      sessionsRead: 0,
+      complete: true,
+    };
+  } else if (listed) {
+    await addSessionCostSeries(data, caller, args, options, rows);
+  } else {
+    data.problems.push('This server cannot list sessions, so there is no cost-over-time chart.');
+  }
+  data.invalidRows = rows.invalid;
+  return data;
+}
+
+/** The tool arguments of the filters the usage tool and the series share. */
+function sharedArguments(filters: SessionFilters | undefined): Record<string, string> {
+  const shared: SessionFilters = { ...filters };
+  delete shared.status;
+  delete shared.userId;
+  const problem = validateFilters(shared);
+  if (problem) throw new BackendError('invalidFilter', problem);
+  return filterArguments(shared);
+}
+
+/** Keeps the valid rows of each table and counts the invalid ones. */
+class RowCount {
+  invalid = 0;
+  take<T>(read: { rows: T[]; invalid: number }): T[] {
+    this.invalid += read.invalid;
+    return read.rows;
+  }
+}
+
+/** The dashboard from the usage tool's answer (the core: a bad shape fails the dashboard). */
+function usageData(
+  payload: unknown,
+  rows: RowCount,
+): { data: DashboardData; reported: Parameters<typeof dayRows>[0] } {
+  const usage = usageEnvelope.safeParse(payload);
   if (!usage.success)
     throw new BackendError('invalidResponse', `${USAGE_TOOL} answered in an unexpected shape.`);
   const u = usage.data;
-  const problems: string[] = [];
-  let invalidRows = 0;
-  const count = <T>(read: { rows: T[]; invalid: number }): T[] => {
-    invalidRows += read.invalid;
-    return read.rows;
-  };
-
   const data: DashboardData = {
     viewerScope: u.viewerScope ?? undefined,
     totals: {
@@ -91,74 +123,71 @@ export async function fetchDashboardData(
       subscriptionCost: some(u.subscriptionEstimatedCost),
       apiCost: some(u.apiEstimatedCost),
     },
-    byUser: count(usageRows(u.byUser, 'userId')),
-    byModel: count(usageRows(u.byModel, 'model')),
-    byHarness: count(usageRows(u.byHarness, 'harness')),
-    byRepository: count(usageRows(u.byRepository, 'repositoryFullName')),
+    byUser: rows.take(usageRows(u.byUser, 'userId')),
+    byModel: rows.take(usageRows(u.byModel, 'model')),
+    byHarness: rows.take(usageRows(u.byHarness, 'harness')),
+    byRepository: rows.take(usageRows(u.byRepository, 'repositoryFullName')),
     invalidRows: 0,
-    problems,
+    problems: [],
   };
+  return { data, reported: u.byDay ?? u.daily };
+}
 
-  if (analyticsPart.ok && analyticsPart.value !== undefined) {
-    const a = analyticsEnvelope.safeParse(analyticsPart.value);
+function addAnalytics(data: DashboardData, part: Settled<unknown>, rows: RowCount): void {
+  if (part.ok && part.value !== undefined) {
+    const a = analyticsEnvelope.safeParse(part.value);
     if (a.success) {
       const analytics: DashboardAnalytics = {
         totalSessions: some(a.data.totalSessions),
-        byTool: count(toolRows(a.data.byTool)),
-        byAgentType: count(agentTypeRows(a.data.byAgentType)),
-        byRepository: count(activityRows(a.data.byRepository, 'repositoryFullName')),
-        byProject: count(activityRows(a.data.byProject, 'project')),
+        byTool: rows.take(toolRows(a.data.byTool)),
+        byAgentType: rows.take(agentTypeRows(a.data.byAgentType)),
+        byRepository: rows.take(activityRows(a.data.byRepository, 'repositoryFullName')),
+        byProject: rows.take(activityRows(a.data.byProject, 'project')),
       };
       data.analytics = analytics;
     } else {
-      problems.push(
+      data.problems.push(
         `${ANALYTICS_TOOL} answered in an unexpected shape; tool and project breakdowns are not shown.`,
       );
     }
-  } else if (analyticsPart.ok) {
-    problems.push('This server has no analytics tool; tool and project breakdowns are not shown.');
+  } else if (part.ok) {
+    data.problems.push(
+      'This server has no analytics tool; tool and project breakdowns are not shown.',
+    );
   } else {
-    if (fatal(analyticsPart.error)) throw analyticsPart.error;
-    problems.push(`Analytics could not be loaded: ${reason(analyticsPart.error)}`);
+    if (fatal(part.error)) throw part.error;
+    data.problems.push(`Analytics could not be loaded: ${reason(part.error)}`);
   }
-
-  const reported = u.byDay ?? u.daily;
-  if (reported && reported.length > 0) {
-    const points = count(dayRows(reported));
-    data.costOverTime = {
-      source: 'tool',
-      basis: 'reported',
-      points: fillGaps(points),
-      sessionsRead: 0,
-      complete: true,
-    };
-  } else if (listed) {
-    try {
-      const built = await sessionCostSeries(caller, args, {
-        maxSessions: options.maxSessions ?? DEFAULT_SERIES_SESSIONS,
-        signal,
-      });
-      invalidRows += built.invalidRows;
-      data.costOverTime = built.series;
-      if (!built.series.complete) problems.push(seriesCapped(built.series));
-    } catch (error) {
-      if (fatal(error)) throw error;
-      problems.push(`Cost over time could not be built: ${reason(error)}`);
-    }
-  } else {
-    problems.push('This server cannot list sessions, so there is no cost-over-time chart.');
-  }
-  data.invalidRows = invalidRows;
-  return data;
 }
 
+/** The cost series built from the session rows, when the tool reports no daily series. */
+async function addSessionCostSeries(
+  data: DashboardData,
+  caller: JsonToolCaller,
+  args: Record<string, string>,
+  options: DashboardOptions,
+  rows: RowCount,
+): Promise<void> {
+  try {
+    const built = await sessionCostSeries(caller, args, {
+      maxSessions: options.maxSessions ?? DEFAULT_SERIES_SESSIONS,
+      signal: options.signal,
+    });
+    rows.invalid += built.invalidRows;
+    data.costOverTime = built.series;
+    if (!built.series.complete) data.problems.push(seriesCapped(built.series));
+  } catch (error) {
+    if (fatal(error)) throw error;
+    data.problems.push(`Cost over time could not be built: ${reason(error)}`);
+  }
+}
 function seriesCapped(series: CostSeries): string {
   return `Cost over time covers the ${series.sessionsRead} most recently active sessions only.`;
 }
 
-async function settle<T>(
-  run: () => Promise<T>,
-): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+async function settle<T>(run: () => Promise<T>): Promise<Settled<T>> {
   try {
     return { ok: true, value: await run() };
   } catch (error) {
