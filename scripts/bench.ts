@@ -3,7 +3,8 @@
  * also writes them as JSON; `-- tree transcript` runs only those groups. Groups:
  * bundles, activation (in a real VS Code extension host), tree (10k sessions),
  * transcript (200 MB JSONL index vs a JSON.parse baseline), local (200 MB scan), ccusage
- * (the same corpus through `ccusage daily --json --offline` and our usage-report.ts), search
+ * (`ccusage daily --json --offline` and our usage-report CLI on the local corpus and the
+ * heavy-user corpus, ~200 MB each), ccusage-2gb (the same on ~2 GB of each), search
  * (a 2 GB corpus: a literal and a regex, ours next to plain ripgrep on the same files).
  */
 import { spawnSync } from 'node:child_process';
@@ -15,7 +16,8 @@ import { localCorpusEnv, runIntegrationTests } from '../test/integration/runTest
 import { benchTree } from './bench/tree.ts';
 import { benchTranscript } from './bench/transcript.ts';
 import { benchLocal } from './bench/local.ts';
-import { benchCcusage } from './bench/ccusage.ts';
+import { benchCcusage, CCUSAGE_200MB, CCUSAGE_2GB } from './bench/ccusage.ts';
+import { CORPORA_200MB, CORPORA_2GB } from './bench/ccusageCorpora.ts';
 import { benchSearch } from './bench/search.ts';
 
 interface Row {
@@ -123,14 +125,21 @@ await group('search', async () => {
   for (const row of await benchSearch()) add(row.name, row.value, row.unit);
 });
 
-await group('ccusage', async () => {
-  // Our side runs as the bundled CLI (dist/cli/usage-report.mjs), as ccusage runs its binary.
-  run(process.execPath, ['esbuild.mjs', '--production']);
-  const result = await benchCcusage();
-  for (const row of result.rows) add(row.name, row.value, row.unit);
-  for (const note of result.notes) console.log(note);
-  notes.push(...result.notes);
-});
+for (const [name, corpora, options] of [
+  ['ccusage', CORPORA_200MB, CCUSAGE_200MB],
+  ['ccusage-2gb', CORPORA_2GB, CCUSAGE_2GB],
+] as const) {
+  await group(name, async () => {
+    // Our side runs as the bundled CLI (dist/cli/usage-report.mjs), as ccusage runs its binary.
+    run(process.execPath, ['esbuild.mjs', '--production']);
+    // The 2 GB rows all carry their corpus's name; the first 200 MB corpus keeps the names
+    // earlier runs printed.
+    const result = await benchCcusage(corpora, options, name === 'ccusage');
+    for (const row of result.rows) add(row.name, row.value, row.unit);
+    for (const note of result.notes) console.log(note);
+    notes.push(...result.notes);
+  });
+}
 
 if (jsonOut) {
   writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), rows, notes }, null, 2));

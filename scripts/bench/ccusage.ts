@@ -1,23 +1,25 @@
 /**
  * Side by side with ccusage (`ccusage daily --json --offline`, its native binary, a pinned
- * dev dependency) on the local bench's ~200 MB corpus: wall-clock time and peak memory of
- * both as fresh processes, our first cold scan inside the fresh process (the CLI's
- * --timings: what the extension pays on its first scan), a cold scan again in a process
- * whose code is already optimised, and whether the totals per day and model agree — with
- * the responses and the rule behind every cell where they do not.
+ * dev dependency) on corpora from two generators (ccusageCorpora.ts: the local bench's
+ * corpus and the heavy-user corpus, each at ~200 MB and ~2 GB): wall-clock time, CPU time
+ * and peak memory of both as fresh processes, our first cold scan inside the fresh process
+ * (the CLI's --timings: what the extension pays on its first scan), a cold scan again in a
+ * process whose code is already optimised, each report's totals against the generator's
+ * expected ones, and whether the totals per day and model agree — with the responses and
+ * the rule behind every cell where they do not.
  *
  * Fair play: both processes get the same minimal environment (the corpus folders in
  * CLAUDE_CONFIG_DIR/CODEX_HOME, an empty HOME so ccusage finds no other agents' data,
  * TZ=UTC and days bucketed in UTC on both sides); the files are in the page cache for both
  * (one untimed run of each first, which also gives the outputs that are compared); the
- * timed rounds (ROUNDS) alternate which side runs first. Peak RSS is VmHWM from
- * /proc/<pid>/status, sampled every 5 ms while the process runs.
+ * timed rounds alternate which side runs first. Peak RSS is VmHWM from /proc/<pid>/status
+ * and CPU time from /proc/<pid>/stat, sampled every 5 ms while the process runs.
  *
  * Costs are compared on the cells whose tokens are equal: within 0.5%, or the rule that
  * makes them differ is named (ccusagePrices.ts: ccusage's prices are observed on a probe
  * run, both sides modelled response by response).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -43,7 +45,8 @@ import {
   tierDescriptions,
   type CostRule,
 } from './ccusagePrices.ts';
-import { corpus } from './local.ts';
+import type { BenchCorpus } from './ccusageCorpora.ts';
+import type { LocalCorpus } from '../../test/support/localCorpus.ts';
 
 interface Row {
   name: string;
@@ -90,6 +93,8 @@ function findCcusage(): { bin: string; version: string } | { missing: string } {
 
 interface ProcessRun {
   ms: number;
+  /** User + system CPU time of the process and its threads (and waited-for children). */
+  cpuMs: number;
   peakMb: number;
   stdout: string;
   stderr: string;
@@ -101,6 +106,12 @@ function scanTiming(stderr: string): number {
   if (!m) throw new Error(`no timings from the usage report CLI: ${stderr.slice(0, 500)}`);
   return Number(m[1]);
 }
+
+/** Kernel clock ticks per second, the unit of /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS = (() => {
+  const out = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  return Number(out.stdout?.trim()) || 100;
+})();
 
 /** Runs a process to its end: wall time to its exit with output drained, peak RSS. */
 function timeProcess(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<ProcessRun> {
@@ -116,11 +127,20 @@ function timeProcess(command: string, args: string[], env: NodeJS.ProcessEnv): P
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     let peakKb = 0;
+    let cpuTicks = 0;
     const status = `/proc/${child.pid}/status`;
+    const stat = `/proc/${child.pid}/stat`;
     const sample = () => {
       try {
         const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(status, 'utf8'));
         if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
+        // Fields 14–17 of stat (utime, stime, cutime, cstime), counted after the command name.
+        const text = readFileSync(stat, 'utf8');
+        const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+        cpuTicks = Math.max(
+          cpuTicks,
+          Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]),
+        );
       } catch {
         // Not started yet, already gone, or no /proc (not Linux): keep the last sample.
       }
@@ -142,6 +162,8 @@ function timeProcess(command: string, args: string[], env: NodeJS.ProcessEnv): P
       }
       resolve({
         ms,
+        // Sampled every 5 ms: the last few milliseconds before the exit are not counted.
+        cpuMs: (cpuTicks * 1000) / CLOCK_TICKS,
         peakMb: peakKb / 1024,
         stdout: Buffer.concat(out).toString(),
         stderr: Buffer.concat(err).toString(),
@@ -216,8 +238,6 @@ function ourCells(report: OurReport, costs: Map<string, number>): Cells {
 }
 
 const ZERO: Tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-/** Timed runs of each process: five, as runs on a shared machine vary (medians are shown). */
-const ROUNDS = 5;
 const FIELD_LABEL: Record<Field, string> = {
   input: 'input',
   output: 'output',
@@ -226,7 +246,26 @@ const FIELD_LABEL: Record<Field, string> = {
 };
 const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
 
-export async function benchCcusage(): Promise<CcusageBench> {
+export interface CcusageOptions {
+  /** Timed runs of each process (medians are shown). */
+  rounds: number;
+  /** Cold scans again inside this process (the last one's index explains cost differences). */
+  inProcessRounds: number;
+}
+
+/** 200 MB: five rounds, as runs on a shared machine vary; 2 GB: three (a run takes seconds). */
+export const CCUSAGE_200MB: CcusageOptions = { rounds: 5, inProcessRounds: 3 };
+export const CCUSAGE_2GB: CcusageOptions = { rounds: 3, inProcessRounds: 1 };
+
+/**
+ * Every corpus in turn. The first corpus's rows keep their plain names (the figures earlier
+ * runs printed); the others' rows end with the corpus's label.
+ */
+export async function benchCcusage(
+  corpora: readonly BenchCorpus[],
+  options: CcusageOptions,
+  plainNamesFirst = true,
+): Promise<CcusageBench> {
   const found = findCcusage();
   if ('missing' in found) {
     return {
@@ -234,7 +273,24 @@ export async function benchCcusage(): Promise<CcusageBench> {
       notes: [`ccusage comparison skipped: ${found.missing}.`],
     };
   }
-  const c = await corpus();
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  for (let i = 0; i < corpora.length; i++) {
+    const c = corpora[i]!;
+    const suffix = i === 0 && plainNamesFirst ? '' : ` (${c.label})`;
+    const result = await benchOneCorpus(found, c, options);
+    rows.push(...result.rows.map((r) => ({ ...r, name: `${r.name}${suffix}` })));
+    if (result.notes.length > 0) notes.push(`${c.label}:`, ...result.notes);
+  }
+  return { rows, notes };
+}
+
+async function benchOneCorpus(
+  found: { bin: string; version: string },
+  bench: BenchCorpus,
+  options: CcusageOptions,
+): Promise<CcusageBench> {
+  const c = await bench.load();
   const home = mkdtempSync(path.join(os.tmpdir(), 'asi-bench-ccusage-home-'));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '',
@@ -250,16 +306,17 @@ export async function benchCcusage(): Promise<CcusageBench> {
   const runCcusage = (extra: string[] = []) =>
     timeProcess(found.bin, [...ccusageArgs, ...extra], env);
   const runOurs = () => timeProcess(process.execPath, oursArgs, env);
+  const ROUNDS = options.rounds;
 
   const notes: string[] = [];
   const theirRuns: ProcessRun[] = [];
   const ourRuns: ProcessRun[] = [];
   let theirReport: CcusageDaily;
-  let ourReport: OurReport;
+  let ourReport: OurReport & { byHarness: Record<string, { byDayModel: DayModel }> };
   try {
     // Untimed: warms the page cache for both and gives the outputs to compare.
     theirReport = JSON.parse((await runCcusage(['--by-agent'])).stdout) as CcusageDaily;
-    ourReport = JSON.parse((await runOurs()).stdout) as OurReport;
+    ourReport = JSON.parse((await runOurs()).stdout) as typeof ourReport;
     for (let i = 0; i < ROUNDS; i++) {
       if (i % 2 === 0) {
         theirRuns.push(await runCcusage());
@@ -282,7 +339,7 @@ export async function benchCcusage(): Promise<CcusageBench> {
   // host that has scanned before), the cache is empty, workers start afresh.
   const inProcess: number[] = [];
   let index: LocalIndex | undefined;
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < options.inProcessRounds; i++) {
     global.gc?.();
     index = new LocalIndex({
       claudeConfigDirs: [c.claudeDir],
@@ -302,6 +359,8 @@ export async function benchCcusage(): Promise<CcusageBench> {
   const firstScanMs = median(ourRuns.map((r) => scanTiming(r.stderr)));
   const label = `ccusage ${found.version}`;
   const rows: Row[] = [
+    { name: 'corpus: files', value: c.files.length, unit: 'files' },
+    { name: 'corpus: size', value: round(c.bytes / 1_048_576, 0), unit: 'MB' },
     {
       name: `${label}: daily --json --offline (UTC days, median of ${ROUNDS})`,
       value: round(theirMs, 0),
@@ -318,6 +377,16 @@ export async function benchCcusage(): Promise<CcusageBench> {
       unit: 'x',
     },
     {
+      name: `${label}: process CPU time, user + system (median of ${ROUNDS})`,
+      value: round(median(theirRuns.map((r) => r.cpuMs)), 0),
+      unit: 'ms',
+    },
+    {
+      name: `ours: usage report CLI process CPU time, user + system (median of ${ROUNDS})`,
+      value: round(median(ourRuns.map((r) => r.cpuMs)), 0),
+      unit: 'ms',
+    },
+    {
       name: `ours: first cold scan in a fresh process, discovery to totals (median of ${ROUNDS})`,
       value: round(firstScanMs, 0),
       unit: 'ms',
@@ -328,7 +397,7 @@ export async function benchCcusage(): Promise<CcusageBench> {
       unit: 'x',
     },
     {
-      name: 'ours: cold scan again in this process, code already optimised (median of 3)',
+      name: `ours: cold scan again in this process, code already optimised (median of ${options.inProcessRounds})`,
       value: round(inProcessMs, 0),
       unit: 'ms',
     },
@@ -342,8 +411,19 @@ export async function benchCcusage(): Promise<CcusageBench> {
       value: round(Math.max(...ourRuns.map((r) => r.peakMb)), 0),
       unit: 'MB',
     },
+    {
+      name: "ccusage ÷ ours: peak RSS (at least 1: ours at most ccusage's)",
+      value: round(
+        Math.max(...theirRuns.map((r) => r.peakMb)) / Math.max(...ourRuns.map((r) => r.peakMb)),
+        2,
+      ),
+      unit: 'x',
+    },
   ];
 
+  const expected = compareWithExpected(c, ourReport, theirReport);
+  rows.push(...expected.rows);
+  notes.push(...expected.notes);
   const compared = await compareWithCcusage({
     bin: found.bin,
     theirReport,
@@ -353,6 +433,73 @@ export async function benchCcusage(): Promise<CcusageBench> {
   });
   rows.push(...compared.rows);
   notes.push(...compared.notes);
+  return { rows, notes };
+}
+
+type DayModel = Record<string, Record<string, OurTotals>>;
+
+/**
+ * Both reports' totals per harness against the generator's expected totals (its plain
+ * reading of every line): ours must equal them; ccusage's may differ only where its rules
+ * do (the per-cell notes below name the rule).
+ */
+function compareWithExpected(c: LocalCorpus, ours: OurReport, theirs: CcusageDaily): CcusageBench {
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  const theirTotals = new Map<string, Tokens>();
+  for (const day of theirs.daily) {
+    for (const agent of day.agents ?? []) {
+      const t = theirTotals.get(agent.agent) ?? { ...ZERO };
+      for (const m of agent.modelBreakdowns) {
+        t.input += m.inputTokens;
+        t.output += m.outputTokens;
+        t.cacheRead += m.cacheReadTokens;
+        t.cacheWrite += m.cacheCreationTokens;
+      }
+      theirTotals.set(agent.agent, t);
+    }
+  }
+  for (const [agent, harness] of Object.entries(HARNESS)) {
+    const e = c.expected.byHarness[harness];
+    if (!e) continue;
+    const want: Tokens = {
+      input: e.input,
+      output: e.output,
+      cacheRead: e.cacheRead,
+      cacheWrite: e.cacheWrite,
+    };
+    const mine: Tokens = { ...ZERO };
+    for (const models of Object.values(ours.byHarness[harness]?.byDayModel ?? {})) {
+      for (const t of Object.values(models)) {
+        mine.input += t.inputTokens;
+        mine.output += t.outputTokens;
+        mine.cacheRead += t.cacheReadTokens;
+        mine.cacheWrite += t.cacheWriteTokens;
+      }
+    }
+    const theirsT = theirTotals.get(agent) ?? { ...ZERO };
+    const off = (x: Tokens) => FIELDS.filter((f) => x[f] !== want[f]);
+    rows.push({
+      name: `ours: token fields unequal to the generator's expected totals (${HARNESS_LABEL[agent]})`,
+      value: off(mine).length,
+      unit: 'fields',
+    });
+    rows.push({
+      name: `ccusage: token fields unequal to the generator's expected totals (${HARNESS_LABEL[agent]})`,
+      value: off(theirsT).length,
+      unit: 'fields',
+    });
+    for (const [who, t] of [
+      ['ours', mine],
+      ['ccusage', theirsT],
+    ] as const) {
+      for (const f of off(t)) {
+        notes.push(
+          `  ${HARNESS_LABEL[agent]} ${FIELD_LABEL[f]} in total: ${who} ${t[f]}, the generator expects ${want[f]} (${signed(t[f] - want[f])})`,
+        );
+      }
+    }
+  }
   return { rows, notes };
 }
 
