@@ -11,6 +11,14 @@
  * old responses does not count them again. An agent_progress copy only counts when no file
  * has the response itself (the subagent file is missing): then it belongs to that
  * subagent's row if there is one, else to the parent.
+ *
+ * Incremental (Aggregation): only files that interact can change each other's rows (a
+ * shared response key, a parent and its subagents), so each row remembers its token sums,
+ * its group (the files it interacts with, transitively) and its keys' hashes. A refresh
+ * re-aggregates only the groups of changed, new or removed files and of files whose keys
+ * a changed file now shares; the other rows keep their sums without their records being
+ * looked at (a window that opens from the persisted index has not even decoded them). A
+ * row's records are worked out with its group when something asks for them.
  */
 import { dirname, join } from 'node:path';
 import type { SessionSummary } from '../../domain/session.ts';
@@ -29,7 +37,10 @@ export interface LocalSession {
   path: string;
   /** The working directory (what "project" means for local sessions). */
   project: string | undefined;
-  /** De-duplicated usage this session owns. */
+  /**
+   * De-duplicated usage this session owns. For a row whose sums were kept from an earlier
+   * aggregation, worked out (with its group) on first read.
+   */
   records: UsageRecord[];
   /** No token accounting in the file (Codex legacy): tokens and cost are unknown. */
   noTokenInfo: boolean;
@@ -52,14 +63,245 @@ export interface AggregateInput {
   thresholds: StatusThresholds;
 }
 
-/** Sessions sorted by last activity (newest first), then id. */
+/** Sessions sorted by last activity (newest first), then id (one aggregation, nothing kept). */
 export function aggregate(input: AggregateInput): LocalSession[] {
-  const sessions = buildSessions(input);
-  assignUsage(sessions);
-  // Before finish: setStatus there copies the summary.
-  addTokens(sessions, input.pricing);
-  for (const s of sessions) finish(s, input);
-  return sortSessions(sessions);
+  return new Aggregation().run(input);
+}
+
+/** A row's token sums and cost (undefined: a model without a price). */
+export interface RowTotals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number | undefined;
+}
+
+/** What an aggregation keeps of one file's row for the next (and the persisted index). */
+export interface RowMemo {
+  /**
+   * The file summary it was worked out from (a new summary means a changed file);
+   * undefined for a saved row whose file was not taken from the index.
+   */
+  summary: FileSummary | undefined;
+  /** Undefined: the row is not counted (no token information and no records). */
+  totals: RowTotals | undefined;
+  /** Files that interact (shared keys, parent and subagents) share a group number. */
+  group: number;
+  /** Sorted 32-bit hashes of the file's usage and copies keys. */
+  hashes: Uint32Array;
+  /** The row's records, once worked out. */
+  records?: UsageRecord[];
+}
+
+/**
+ * aggregate() that remembers each row (RowMemo) and, on the next run, re-aggregates only
+ * the groups a change can reach (see the module comment). Same results as aggregate().
+ */
+export class Aggregation {
+  private readonly memo = new Map<string, RowMemo>();
+  private nextGroup = 1;
+  /** Rows re-aggregated by the last run (tests, benchmarks). */
+  lastRecomputed = 0;
+
+  /** A row as the last run (or seed) left it. */
+  row(path: string): RowMemo | undefined {
+    return this.memo.get(path);
+  }
+
+  /** A row worked out elsewhere (the persisted index), valid while `summary` is the file's. */
+  seed(path: string, row: RowMemo): void {
+    this.memo.set(path, row);
+    this.nextGroup = Math.max(this.nextGroup, row.group + 1);
+  }
+
+  /** Forgets every row (the next run aggregates everything). */
+  clear(): void {
+    this.memo.clear();
+  }
+
+  run(input: AggregateInput): LocalSession[] {
+    const sessions = buildSessions(input);
+    const memo = this.memo;
+    const n = sessions.length;
+    const at = new Map<string, number>();
+    for (let i = 0; i < n; i++) at.set(sessions[i]!.path, i);
+    // Rows kept: the same summary as when worked out. Groups a change reaches: those of
+    // changed and removed files, and of kept files sharing a key with a changed one.
+    const kept = new Uint8Array(n);
+    const reached = new Set<number>();
+    let keptClaude = false;
+    let changedClaude = false;
+    for (let i = 0; i < n; i++) {
+      const s = sessions[i]!;
+      const m = memo.get(s.path);
+      if (m && m.summary === s.file) {
+        kept[i] = 1;
+        if (s.harness === 'claude-code') keptClaude = true;
+      } else {
+        if (m) reached.add(m.group);
+        if (s.harness === 'claude-code') changedClaude = true;
+      }
+    }
+    if (memo.size > 0) {
+      for (const [path, m] of memo) if (!at.has(path)) reached.add(m.group);
+    }
+    if (keptClaude && changedClaude) {
+      const changedHashes = new Set<number>();
+      for (let i = 0; i < n; i++) {
+        const s = sessions[i]!;
+        if (!kept[i] && s.harness === 'claude-code') {
+          for (const h of keyHashes(s.file)) changedHashes.add(h);
+        }
+      }
+      for (let i = 0; i < n; i++) {
+        if (!kept[i] || sessions[i]!.harness !== 'claude-code') continue;
+        const m = memo.get(sessions[i]!.path)!;
+        if (reached.has(m.group)) continue;
+        for (const h of m.hashes) {
+          if (changedHashes.has(h)) {
+            reached.add(m.group);
+            break;
+          }
+        }
+      }
+    }
+    const redo = new Uint8Array(n);
+    const members = new Map<number, number[]>();
+    for (let i = 0; i < n; i++) {
+      if (!kept[i]) redo[i] = 1;
+      else {
+        const group = memo.get(sessions[i]!.path)!.group;
+        if (reached.has(group)) redo[i] = 1;
+        else {
+          const list = members.get(group);
+          if (list) list.push(i);
+          else members.set(group, [i]);
+        }
+      }
+    }
+    // A parent and its subagents are aggregated together: a link a change made (a new
+    // subagent file, another parent found) pulls the other side's group in.
+    for (let moved = true; moved;) {
+      moved = false;
+      for (let i = 0; i < n; i++) {
+        const parentId = sessions[i]!.summary.parentId;
+        if (parentId === undefined) continue;
+        const j = at.get(parentId)!;
+        if (redo[i] === redo[j]) continue;
+        const group = memo.get(sessions[redo[i] ? j : i]!.path)!.group;
+        for (const k of members.get(group) ?? []) redo[k] = 1;
+        members.delete(group);
+        moved = true;
+      }
+    }
+    const part: LocalSession[] = [];
+    for (let i = 0; i < n; i++) if (redo[i]) part.push(sessions[i]!);
+    this.lastRecomputed = part.length;
+    const groups = assignUsage(part);
+    // Before finish: setStatus there copies the summary.
+    addTokens(part, input.pricing);
+    const fresh = new Map<number, number>();
+    for (let i = 0; i < part.length; i++) {
+      const s = part[i]!;
+      let group = fresh.get(groups[i]!);
+      if (group === undefined) {
+        group = this.nextGroup++;
+        fresh.set(groups[i]!, group);
+      }
+      memo.set(s.path, {
+        summary: s.file,
+        totals: totalsOf(s.summary),
+        group,
+        hashes: s.harness === 'claude-code' ? keyHashes(s.file) : NO_HASHES,
+        records: s.records,
+      });
+    }
+    for (const list of members.values()) {
+      for (const i of list) {
+        const s = sessions[i]!;
+        const m = memo.get(s.path)!;
+        applyTotals(s.summary, m.totals);
+        if (m.records) s.records = m.records;
+        else
+          this.recordsOnDemand(
+            s,
+            list.map((k) => sessions[k]!),
+          );
+      }
+    }
+    if (memo.size > n) for (const path of memo.keys()) if (!at.has(path)) memo.delete(path);
+    for (const s of sessions) finish(s, input);
+    return sortSessions(sessions);
+  }
+
+  /**
+   * `records` of a kept row: its group aggregated again on first read (the sums are known;
+   * the records are only needed by the usage report).
+   */
+  private recordsOnDemand(s: LocalSession, group: LocalSession[]): void {
+    const memo = this.memo;
+    Object.defineProperty(s, 'records', {
+      configurable: true,
+      enumerable: true,
+      get() {
+        for (const g of group) setRecords(g, []);
+        assignUsage(group);
+        for (const g of group) {
+          const m = memo.get(g.path);
+          if (m?.summary === g.file) m.records = g.records;
+        }
+        return s.records;
+      },
+    });
+  }
+}
+
+/** Replaces an on-demand `records` by a plain value. */
+function setRecords(s: LocalSession, records: UsageRecord[]): void {
+  Object.defineProperty(s, 'records', {
+    configurable: true,
+    enumerable: true,
+    writable: true,
+    value: records,
+  });
+}
+
+function totalsOf(sum: SessionSummary): RowTotals | undefined {
+  if (sum.inputTokens === undefined) return undefined;
+  return {
+    input: sum.inputTokens,
+    output: sum.outputTokens ?? 0,
+    cacheRead: sum.cacheReadTokens ?? 0,
+    cacheWrite: sum.cacheWriteTokens ?? 0,
+    cost: sum.estimatedCost,
+  };
+}
+
+function applyTotals(sum: SessionSummary, t: RowTotals | undefined): void {
+  if (!t) return;
+  sum.inputTokens = t.input;
+  sum.outputTokens = t.output;
+  sum.cacheReadTokens = t.cacheRead;
+  sum.cacheWriteTokens = t.cacheWrite;
+  if (t.cost !== undefined) sum.estimatedCost = t.cost;
+}
+
+const NO_HASHES = new Uint32Array(0);
+
+/** Sorted FNV-1a hashes of a file's usage and copies keys (equal keys, equal hashes). */
+export function keyHashes(file: FileSummary): Uint32Array {
+  const out = new Uint32Array(file.usage.size + file.copies.size);
+  let i = 0;
+  for (const key of file.usage.keys()) out[i++] = hashKey(key);
+  for (const key of file.copies.keys()) out[i++] = hashKey(key);
+  return out.sort();
+}
+
+function hashKey(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 export function sortSessions(sessions: LocalSession[]): LocalSession[] {
@@ -130,7 +372,28 @@ function buildSessions(input: AggregateInput): LocalSession[] {
   return sessions;
 }
 
-function assignUsage(sessions: LocalSession[]): void {
+/**
+ * Gives each session its de-duplicated records; returns, per session, a number shared by
+ * the sessions it interacts with (a shared key, a parent and its subagents).
+ */
+function assignUsage(sessions: LocalSession[]): number[] {
+  const root = sessions.map((_, i) => i);
+  const find = (i: number): number => {
+    while (root[i] !== i) i = root[i] = root[root[i]!]!;
+    return i;
+  };
+  const join = (a: number, b: number) => {
+    const ra = find(a);
+    const rb = find(b);
+    if (ra !== rb) root[ra] = rb;
+  };
+  const position = new Map<LocalSession, number>();
+  sessions.forEach((s, i) => position.set(s, i));
+  const byPath = new Map(sessions.map((s, i) => [s.path, i]));
+  sessions.forEach((s, i) => {
+    const parent = s.summary.parentId === undefined ? undefined : byPath.get(s.summary.parentId);
+    if (parent !== undefined) join(i, parent);
+  });
   const claude = sessions
     .filter((s) => s.harness === 'claude-code')
     .sort(
@@ -146,16 +409,20 @@ function assignUsage(sessions: LocalSession[]): void {
   const index = new Map<string, number>();
   const recs: UsageRecord[] = [];
   const owners: LocalSession[] = [];
+  const carriers: number[] = [];
   const copied: boolean[] = [];
+  let carrier = 0;
   const add = (key: string, r: UsageRecord, owner: () => LocalSession) => {
     const i = index.get(key);
     if (i === undefined) {
       index.set(key, recs.length);
       recs.push(r);
       owners.push(owner());
+      carriers.push(carrier);
       copied.push(false);
       return;
     }
+    if (carriers[i] !== carrier) join(carriers[i]!, carrier);
     if (!copied[i]) {
       recs[i] = copyUsage(recs[i]!);
       copied[i] = true;
@@ -164,6 +431,7 @@ function assignUsage(sessions: LocalSession[]): void {
   };
   for (const s of claude) {
     const self = () => s;
+    carrier = position.get(s)!;
     s.file.usage.forEach((r, key) => add(key, r, self));
   }
   // Subagent rows by (parent path, agentId), for copies whose subagent file lacks them.
@@ -174,6 +442,7 @@ function assignUsage(sessions: LocalSession[]): void {
     }
   }
   for (const s of claude) {
+    carrier = position.get(s)!;
     s.file.copies.forEach((r, key) =>
       add(key, r, () => (r.agentId && subagentOf.get(`${s.path}\n${r.agentId}`)) || s),
     );
@@ -182,6 +451,7 @@ function assignUsage(sessions: LocalSession[]): void {
   for (const s of sessions) {
     if (s.harness === 'codex') s.records = [...s.file.usage.values()];
   }
+  return sessions.map((_, i) => find(i));
 }
 
 function finish(s: LocalSession, input: AggregateInput): void {

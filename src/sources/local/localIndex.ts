@@ -4,9 +4,10 @@
  * two reads at once). Shared by LocalSource and scanUsage(). With `persist`, the cache is
  * also kept on disk (persistedIndex.ts): a first refresh takes what any window saved, and
  * when files nobody indexed are left, one window scans them under a lock while the
- * others wait and read what it saved.
+ * others wait and read what it saved. Rows are aggregated again only where files changed
+ * (Aggregation); a window that opens takes the other rows' sums from the index.
  */
-import { aggregate, setStatus, sortSessions, type LocalSession } from './aggregate.ts';
+import { Aggregation, setStatus, sortSessions, type LocalSession } from './aggregate.ts';
 import { stat } from 'node:fs/promises';
 import {
   discoverLocalFiles,
@@ -75,6 +76,10 @@ export class LocalIndex {
   private running: Promise<LocalSnapshot> | undefined;
   private last: LocalSnapshot | undefined;
   private lastSummaries: readonly FileSummary[] = [];
+  /** The rows as last aggregated (only changed groups are aggregated again). */
+  readonly aggregation = new Aggregation();
+  /** Paths whose rows were seeded from the index this window read first. */
+  private seededRows: string[] = [];
   /** Files a watcher saw written since the last refresh (see noteChanges). */
   private readonly changed = new Set<string>();
   /** A watcher saw a file created or deleted: the next refresh must list the folders. */
@@ -117,6 +122,8 @@ export class LocalIndex {
         ? new PersistedIndex(
             options.persist,
             this.roots().map((r) => `${r.harness}:${r.path}`),
+            // What the saved rows' costs depend on.
+            `${this.pricing.version}\n${JSON.stringify(options.priceOverrides ?? {})}`,
           )
         : undefined;
   }
@@ -212,7 +219,7 @@ export class LocalIndex {
       discovery.files.every((f, i) => f.mtimeMs === this.last!.files[i]?.mtimeMs);
     const sessions = unchanged
       ? this.restatus(this.last!.sessions, now)
-      : aggregate({
+      : this.aggregation.run({
           connectionId: this.options.connectionId ?? 'local',
           files: discovery.files,
           summaries,
@@ -247,7 +254,25 @@ export class LocalIndex {
     const unknown = () => files.filter((f) => !this.cache.knows(f.path));
     const seed = async () => {
       const loaded = await persisted.loadIfChanged();
-      if (loaded) this.cache.seed(files, loaded);
+      if (!loaded) return;
+      // Rows from two saves must not mix (each is valid with the files of its own save):
+      // what the first index gave is dropped for the newer one, before any was read.
+      if (first && this.seededRows.length > 0) {
+        this.cache.unseed(this.seededRows);
+        this.aggregation.clear();
+        this.seededRows = [];
+      }
+      const seeded = this.cache.seed(files, loaded);
+      if (!first) return;
+      // Every saved row, also of files not listed or not taken (their groups are then
+      // aggregated again: a removed file may have owned another's responses).
+      const taken = new Set(seeded);
+      for (const [path, entry] of loaded) {
+        if (!entry.row) continue;
+        const summary = taken.has(path) ? this.cache.summaryOf(path) : undefined;
+        this.aggregation.seed(path, { ...entry.row, summary });
+      }
+      this.seededRows = seeded;
     };
     const before = unknown();
     if (before.length === 0) return false;
@@ -278,7 +303,10 @@ export class LocalIndex {
     if (!persisted || changes === this.savedChanges) return;
     const started = performance.now();
     try {
-      await persisted.save(this.cache.resting());
+      await persisted.save(this.cache.resting(), (f) => {
+        const row = this.aggregation.row(f.path);
+        return row && row.summary === f.summary ? row : undefined;
+      });
       this.savedChanges = changes;
       this.lastSaveMs = performance.now() - started;
     } catch (error) {

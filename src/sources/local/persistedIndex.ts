@@ -1,9 +1,12 @@
 /**
  * The local scan cache on disk, in the extension's global storage: every indexed file's
  * cache key (path, size, mtime, inode, device), its last bytes, its scanner's state at
- * rest and its usage records, so that a window that opens reads only what changed since
- * any window last read, and continues a grown file from where that window stopped. One
- * index per set of transcript folders; format and guarantees in docs/local-index.md.
+ * rest, its usage records and the row the saving window's aggregation made of it (token
+ * sums, group, key hashes), so that a window that opens reads only what changed since
+ * any window last read, continues a grown file from where that window stopped, and
+ * shows its rows without decoding a usage record (they are decoded when something reads
+ * them: LazyUsage). One index per set of transcript folders; format and guarantees in
+ * docs/local-index.md.
  *
  * The file is written whole to a temporary file in the same folder, flushed to disk and
  * renamed over the index, so a reader sees the old index or the new one, never a mix.
@@ -16,6 +19,7 @@ import { mkdir, open, readFile, readdir, rename, stat, unlink } from 'node:fs/pr
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
+import type { RowMemo, RowTotals } from './aggregate.ts';
 import { IndexLock, type IndexLockOptions } from './indexLock.ts';
 import { packUsage, unpackUsage, type PackedUsage } from './engine/packedUsage.ts';
 import type { RestingFile } from './scanCache.ts';
@@ -23,7 +27,7 @@ import { SCANNER_STATE_VERSION, type BaseScannerState, type ScannerState } from 
 import type { UsageRecord } from './types.ts';
 
 /** The layout below; bump on any change to it. */
-export const INDEX_FORMAT_VERSION = 1;
+export const INDEX_FORMAT_VERSION = 2;
 const MAGIC = Buffer.from('ASI-LIDX', 'latin1');
 /** The header's room at the start of the file (written last, see save). */
 const HEADER_BYTES = 4096;
@@ -77,6 +81,59 @@ export interface PersistStats {
 /** Why an index file cannot be used. */
 export class IndexProblem extends Error {}
 
+/** The row an aggregation made of a file, as saved with it (see Aggregation). */
+export type SavedRow = Pick<RowMemo, 'totals' | 'group' | 'hashes'>;
+
+/**
+ * A file's usage records and agent_progress copies as the index holds them, decoded on
+ * first read: a window that opens needs the rows' sums (saved) and not the records.
+ */
+export class LazyUsage {
+  private region: Buffer | undefined;
+  private value: { usage: Map<string, UsageRecord>; copies: Map<string, UsageRecord> } | undefined;
+
+  constructor(region: Buffer) {
+    this.region = region;
+  }
+
+  get decoded(): boolean {
+    return this.value !== undefined;
+  }
+
+  /** The two blocks as saved (while not decoded: a save copies them as they are). */
+  get bytes(): Buffer | undefined {
+    return this.region;
+  }
+
+  records(): { usage: Map<string, UsageRecord>; copies: Map<string, UsageRecord> } {
+    if (!this.value) {
+      const region = this.region!;
+      const r = new Reader(region, 0, region.length);
+      const usage = decodeUsage(r);
+      const copies = decodeUsage(r);
+      if (!r.done()) throw new IndexProblem('a record has bytes left over');
+      this.value = { usage, copies };
+      // The index buffer it was a view of can go once every entry is decoded.
+      this.region = undefined;
+    }
+    return this.value;
+  }
+}
+
+/** `file` with `usage` and `copies` read from `lazy` when first read. */
+export function withLazyRecords<T extends object>(
+  file: T,
+  lazy: LazyUsage,
+): T & { usage: ReadonlyMap<string, UsageRecord>; copies: ReadonlyMap<string, UsageRecord> } {
+  return Object.defineProperties(file, {
+    usage: { enumerable: true, configurable: true, get: () => lazy.records().usage },
+    copies: { enumerable: true, configurable: true, get: () => lazy.records().copies },
+  }) as T & {
+    usage: ReadonlyMap<string, UsageRecord>;
+    copies: ReadonlyMap<string, UsageRecord>;
+  };
+}
+
 /** A file's identity as stat gives it, to tell whether an index file changed. */
 type FileKey = string;
 
@@ -98,12 +155,18 @@ export class PersistedIndex {
   private readonly options: PersistOptions;
   private readonly scanner: string;
   private readonly roots: string;
+  /** The prices the saved rows' costs were worked out with: other prices, rows not used. */
+  private readonly pricing: string;
   /** The index file as last read or written here: not read again while it is unchanged. */
   private known: FileKey | undefined;
 
-  /** `roots`: the transcript folders this index is for (one index per set). */
-  constructor(options: PersistOptions, roots: readonly string[]) {
+  /**
+   * `roots`: the transcript folders this index is for (one index per set). `pricing`:
+   * what the rows' costs depend on (the price data's version and any overrides).
+   */
+  constructor(options: PersistOptions, roots: readonly string[], pricing = '') {
     this.options = options;
+    this.pricing = pricing;
     this.roots = [...roots].sort().join('\n');
     this.scanner = `${SCANNER_STATE_VERSION}/${options.version}`;
     const key = createHash('sha256').update(this.roots).digest('hex').slice(0, 16);
@@ -143,7 +206,12 @@ export class PersistedIndex {
     if (key === this.known) return undefined;
     this.known = key;
     try {
-      const entries = decodeIndex(await readFile(this.file), this.scanner, this.roots);
+      const entries = decodeIndex(
+        await readFile(this.file),
+        this.scanner,
+        this.roots,
+        this.pricing,
+      );
       this.stats.loads++;
       this.stats.loadedEntries += entries.size;
       return entries;
@@ -162,9 +230,13 @@ export class PersistedIndex {
 
   /**
    * Writes `files` as the new index: newest first, up to the size cap, to a temporary
-   * file that replaces the index once it is on disk.
+   * file that replaces the index once it is on disk. `rowOf`: the row the last
+   * aggregation made of a file, when it was made of this very entry.
    */
-  async save(files: readonly RestingFile[]): Promise<void> {
+  async save(
+    files: readonly RestingFile[],
+    rowOf: (f: RestingFile) => SavedRow | undefined = () => undefined,
+  ): Promise<void> {
     await mkdir(this.options.dir, { recursive: true });
     await this.removeOrphans();
     const maxBytes = this.options.maxBytes ?? DEFAULT_MAX_INDEX_BYTES;
@@ -189,7 +261,7 @@ export class PersistedIndex {
       let written = 0;
       let evicted = 0;
       for (const f of ordered) {
-        const record = encodeRecord(f);
+        const record = encodeRecord(f, rowOf(f));
         if (!record) continue;
         const bytes = record.reduce((n, b) => n + b.length, 0);
         if (position + groupBytes + bytes > maxBytes) {
@@ -206,6 +278,7 @@ export class PersistedIndex {
         JSON.stringify({
           scanner: this.scanner,
           roots: this.roots,
+          pricing: this.pricing,
           entries: written,
           bodyBytes: position - HEADER_BYTES,
           checksum: sum.digest(),
@@ -342,9 +415,11 @@ function checksumOf(buf: Buffer, algorithm: string): string {
 // ---- records ------------------------------------------------------------------------
 //
 // u32 record length (after this field)
-// u32 meta length, meta: JSON {p, s, m, i, d, st} (path, size, mtime, inode, device, state)
+// u32 meta length, meta: JSON {p, s, m, i, d, st, r?} (path, size, mtime, inode, device,
+//   state, row: {t: [input, output, cacheRead, cacheWrite, cost or null] or null, g: group})
 // u32 tail length, tail bytes
-// usage block, copies block:
+// u32 n, u32 × n sorted key hashes (the row's; 0 without a row)
+// u32 bytes of the two blocks, usage block, copies block:
 //   u32 n; u8 key encoding (0 utf8, 1 utf16le), 3 bytes 0; u32 key bytes, keys;
 //   u32 × n key ends; u32 models JSON length, models JSON; u32 × n model indexes;
 //   u32 agent ids JSON length (0: none), JSON; f64 × 7n numbers.
@@ -356,6 +431,13 @@ interface MetaJson {
   i: number;
   d: number;
   st: StateJson;
+  r?: RowJson;
+}
+
+interface RowJson {
+  /** input, output, cacheRead, cacheWrite, cost (null: unknown); null: not counted. */
+  t: [number, number, number, number, number | null] | null;
+  g: number;
 }
 
 /** A state with its bytes as base64 (JSON cannot hold bytes). */
@@ -381,7 +463,7 @@ function base64(a: Uint8Array): string {
 }
 
 /** One file's record as buffers; undefined when it is not worth saving (see MAX_PENDING_BYTES). */
-function encodeRecord(f: RestingFile): Buffer[] | undefined {
+function encodeRecord(f: RestingFile, row: SavedRow | undefined): Buffer[] | undefined {
   const { pending, pretty, ...base } = f.state.base;
   const pendingBytes = (pending?.length ?? 0) + (pretty?.bytes ?? 0);
   if (pendingBytes > MAX_PENDING_BYTES) return undefined;
@@ -396,14 +478,27 @@ function encodeRecord(f: RestingFile): Buffer[] | undefined {
     d: f.dev,
     st: { ...f.state, base: b } as StateJson,
   };
+  if (row) {
+    const t = row.totals;
+    meta.r = {
+      t: t ? [t.input, t.output, t.cacheRead, t.cacheWrite, t.cost ?? null] : null,
+      g: row.group,
+    };
+  }
   const metaBytes = Buffer.from(JSON.stringify(meta));
+  // Records never decoded here are written as they were read.
+  const saved = f.lazy && !f.lazy.decoded ? f.lazy.bytes : undefined;
+  const blocks = saved ? [saved] : [...encodeUsage(f.usage), ...encodeUsage(f.copies)];
+  const hashes = row?.hashes ?? new Uint32Array(0);
   const parts = [
     u32(metaBytes.length),
     metaBytes,
     u32(f.tail.length),
     bytesOf(f.tail),
-    ...encodeUsage(f.usage),
-    ...encodeUsage(f.copies),
+    u32(hashes.length),
+    bytesOf(hashes),
+    u32(blocks.reduce((n, p) => n + p.length, 0)),
+    ...blocks,
   ];
   const length = parts.reduce((n, p) => n + p.length, 0);
   return [u32(length), ...parts];
@@ -508,6 +603,41 @@ function decodeUsage(r: Reader): Map<string, UsageRecord> {
   return unpackUsage(packed);
 }
 
+/** Checks a usage block's lengths without decoding it (that is done when it is read). */
+function skipUsage(r: Reader): void {
+  const n = r.u32();
+  if (n === 0) return;
+  r.bytes(4);
+  r.bytes(r.u32());
+  const keyEnds = r.bytes(4 * n);
+  for (let i = 1; i < n; i++) {
+    if (keyEnds.readUInt32LE(4 * i) < keyEnds.readUInt32LE(4 * i - 4)) {
+      throw new IndexProblem('a record has bad key lengths');
+    }
+  }
+  r.bytes(r.u32());
+  r.bytes(4 * n);
+  r.bytes(r.u32());
+  r.bytes(8 * NUMBERS * n);
+}
+
+function decodeRow(json: unknown): RowJson | undefined {
+  if (json === undefined) return undefined;
+  const row = json as RowJson;
+  const t = row?.t;
+  if (
+    !row ||
+    typeof row.g !== 'number' ||
+    (t !== null &&
+      (!Array.isArray(t) ||
+        t.length !== 5 ||
+        t.some((v, i) => !(typeof v === 'number' || (i === 4 && v === null)))))
+  ) {
+    throw new IndexProblem('a record has a bad row');
+  }
+  return row;
+}
+
 function fromBase64(text: unknown): Uint8Array {
   if (typeof text !== 'string') throw new IndexProblem('a record holds bad bytes');
   return Buffer.from(text, 'base64');
@@ -541,7 +671,7 @@ function decodeState(json: StateJson): ScannerState {
   return { ...json, base } as ScannerState;
 }
 
-function decodeRecord(r: Reader): RestingFile {
+function decodeRecord(r: Reader, rows: boolean): RestingFile {
   const meta = r.json(r.u32()) as MetaJson;
   if (
     !meta ||
@@ -555,10 +685,17 @@ function decodeRecord(r: Reader): RestingFile {
   }
   const state = decodeState(meta.st);
   if (state.base.bytes !== meta.s) throw new IndexProblem('a record disagrees with its size');
+  const row = decodeRow(meta.r);
   const tail = Uint8Array.from(r.bytes(r.u32()));
-  const usage = decodeUsage(r);
-  const copies = decodeUsage(r);
-  return {
+  const hashes = r.array((k) => new Uint32Array(k), r.u32());
+  const regionBytes = r.u32();
+  const region = r.bytes(regionBytes);
+  const blocks = new Reader(region, 0, region.length);
+  skipUsage(blocks);
+  skipUsage(blocks);
+  if (!blocks.done()) throw new IndexProblem('a record has bytes left over');
+  const lazy = new LazyUsage(region);
+  const file: Omit<RestingFile, 'usage' | 'copies'> = {
     path: meta.p,
     size: meta.s,
     mtimeMs: meta.m,
@@ -566,13 +703,25 @@ function decodeRecord(r: Reader): RestingFile {
     dev: meta.d,
     tail,
     state,
-    usage,
-    copies,
+    lazy,
   };
+  if (row && rows) {
+    const t = row.t;
+    const totals: RowTotals | undefined = t
+      ? { input: t[0], output: t[1], cacheRead: t[2], cacheWrite: t[3], cost: t[4] ?? undefined }
+      : undefined;
+    file.row = { totals, group: row.g, hashes };
+  }
+  return withLazyRecords(file, lazy);
 }
 
 /** The entries of an index file, after checking it whole; throws IndexProblem. */
-export function decodeIndex(buf: Buffer, scanner: string, roots: string): Map<string, RestingFile> {
+export function decodeIndex(
+  buf: Buffer,
+  scanner: string,
+  roots: string,
+  pricing = '',
+): Map<string, RestingFile> {
   if (buf.length < HEADER_BYTES || !buf.subarray(0, 8).equals(MAGIC)) {
     throw new IndexProblem(buf.length < HEADER_BYTES ? 'too short' : 'not an index file');
   }
@@ -585,6 +734,7 @@ export function decodeIndex(buf: Buffer, scanner: string, roots: string): Map<st
   let header: {
     scanner?: unknown;
     roots?: unknown;
+    pricing?: unknown;
     entries?: unknown;
     bodyBytes?: unknown;
     checksum?: unknown;
@@ -608,6 +758,8 @@ export function decodeIndex(buf: Buffer, scanner: string, roots: string): Map<st
   if (checksumOf(body, checksum.split(':')[0] ?? '') !== checksum) {
     throw new IndexProblem('checksum mismatch');
   }
+  // Rows whose costs other prices made are left out (the sessions are aggregated again).
+  const rows = header.pricing === pricing;
   const entries = new Map<string, RestingFile>();
   const all = new Reader(buf, HEADER_BYTES, buf.length);
   while (!all.done()) {
@@ -615,7 +767,7 @@ export function decodeIndex(buf: Buffer, scanner: string, roots: string): Map<st
     const start = all.at;
     all.bytes(length);
     const r = new Reader(buf, start, start + length);
-    const entry = decodeRecord(r);
+    const entry = decodeRecord(r, rows);
     if (!r.done()) throw new IndexProblem('a record has bytes left over');
     entries.set(entry.path, entry);
   }

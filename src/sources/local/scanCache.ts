@@ -21,6 +21,7 @@ import {
   type ScannedElsewhere,
 } from './engine/parallelScan.ts';
 import { unpackUsage } from './engine/packedUsage.ts';
+import { withLazyRecords, type LazyUsage, type SavedRow } from './persistedIndex.ts';
 import type { ScannerState } from './scannerState.ts';
 import type { FileSummary, LocalProblem, UsageRecord } from './types.ts';
 
@@ -98,6 +99,8 @@ interface Entry {
   failed: boolean;
   /** The last bytes read (up to TAIL_BYTES): an append must leave them unchanged. */
   tail: Buffer;
+  /** Seeded from the index: its records as saved (the summary reads them on first use). */
+  lazy?: LazyUsage;
 }
 
 const CHUNK_BYTES = 1 << 20;
@@ -115,8 +118,15 @@ export interface RestingFile {
   dev: number;
   tail: Uint8Array;
   state: ScannerState;
+  /** The records (read from `lazy` on first use when the entry has one). */
   usage: ReadonlyMap<string, UsageRecord>;
   copies: ReadonlyMap<string, UsageRecord>;
+  /** The records as an index file holds them, decoded when first read. */
+  lazy?: LazyUsage;
+  /** Loaded: the row the saving window's aggregation made of the file (prices matching). */
+  row?: SavedRow;
+  /** Saved: the summary in this cache (the aggregation's row is looked up by it). */
+  summary?: FileSummary;
 }
 
 export class ScanCache {
@@ -326,31 +336,56 @@ export class ScanCache {
    * their scanner when it grew. An entry of another harness or role is ignored. Does
    * not count as a change (the index holds them already).
    */
-  seed(files: readonly DiscoveredFile[], resting: ReadonlyMap<string, RestingFile>): number {
-    let seeded = 0;
+  seed(files: readonly DiscoveredFile[], resting: ReadonlyMap<string, RestingFile>): string[] {
+    const seeded: string[] = [];
     for (const file of files) {
       const r = resting.get(file.path);
       const known = this.entries.get(file.path);
       if (!r || (known && !known.failed) || this.inflight.has(file.path)) continue;
       if (r.state.harness !== file.harness) continue;
       if (r.state.harness === 'claude-code' && r.state.role !== file.role) continue;
-      const usage = r.usage as Map<string, UsageRecord>;
-      const copies = r.copies as Map<string, UsageRecord>;
-      this.entries.set(file.path, {
+      // Records still packed stay so: the summary decodes them when something reads them.
+      const lazy = r.lazy && !r.lazy.decoded ? r.lazy : undefined;
+      const usage = lazy ? new Map<string, UsageRecord>() : (r.usage as Map<string, UsageRecord>);
+      const copies = lazy ? new Map<string, UsageRecord>() : (r.copies as Map<string, UsageRecord>);
+      const summary = resumeScanner(file.path, r.state, usage, copies).summary();
+      const entry: Entry = {
         scanner: undefined,
         state: r.state,
         size: r.size,
         mtimeMs: r.mtimeMs,
         ino: r.ino,
         dev: r.dev,
-        summary: resumeScanner(file.path, r.state, usage, copies).summary(),
+        summary: lazy ? withLazyRecords(summary, lazy) : summary,
         failed: false,
         tail: Buffer.from(r.tail),
-      });
-      seeded++;
+      };
+      if (lazy) entry.lazy = lazy;
+      this.entries.set(file.path, entry);
+      seeded.push(file.path);
     }
-    this.stats.seeded += seeded;
+    this.stats.seeded += seeded.length;
     return seeded;
+  }
+
+  /**
+   * Drops entries seeded from an index and not read since (a newer index replaces them),
+   * so that the next seed takes them from it.
+   */
+  unseed(paths: readonly string[]): void {
+    for (const path of paths) {
+      const e = this.entries.get(path);
+      if (e && !e.scanner && !e.failed && !this.inflight.has(path)) {
+        this.entries.delete(path);
+        this.stats.seeded--;
+      }
+    }
+  }
+
+  /** The summary the cache holds for `path` (undefined: unknown or a failed read). */
+  summaryOf(path: string): FileSummary | undefined {
+    const e = this.entries.get(path);
+    return e && !e.failed ? e.summary : undefined;
   }
 
   /** Whether an entry (not a failed read) is known for `path`. */
@@ -370,17 +405,11 @@ export class ScanCache {
       const state = e.scanner?.saveState() ?? e.state;
       if (!state || state.base.bytes !== e.size) continue;
       const { size, mtimeMs, ino, dev, tail, summary } = e;
-      out.push({
-        path,
-        size,
-        mtimeMs,
-        ino,
-        dev,
-        tail,
-        state,
-        usage: summary.usage,
-        copies: summary.copies,
-      });
+      const base = { path, size, mtimeMs, ino, dev, tail, state, summary };
+      // Records never decoded are saved as they were loaded.
+      if (e.lazy && !e.lazy.decoded && !e.scanner) {
+        out.push(withLazyRecords({ ...base, lazy: e.lazy }, e.lazy));
+      } else out.push({ ...base, usage: summary.usage, copies: summary.copies });
     }
     return out;
   }

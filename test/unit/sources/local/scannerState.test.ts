@@ -63,7 +63,7 @@ async function resumedAt(
   ]).loadIfChanged();
   assert.ok(loaded?.has(file.path), 'the entry was saved and loaded');
   const second = new ScanCache();
-  assert.equal(second.seed([whole], loaded!), 1);
+  assert.equal(second.seed([whole], loaded!).length, 1);
   const summary = await second.scan(whole);
   return { summary, stats: second.stats };
 }
