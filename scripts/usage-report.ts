@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LocalIndex } from '../src/sources/local/localIndex.ts';
+import { ScanCache } from '../src/sources/local/scanCache.ts';
 import { useScanProcessFlags } from '../src/sources/local/engine/v8Flags.ts';
 import {
   localDay,
@@ -67,8 +68,8 @@ function scanWorker(): string {
 
 const dayOf = args.utc ? utcDay : localDay;
 const index = new LocalIndex({
-  scanWorker: scanWorker(),
-  scanHelpers: helpers,
+  // This process only scans: blocking reads on its main thread too (see ScanCacheOptions).
+  cache: new ScanCache({ scanWorker: scanWorker(), helpers, blockingReads: true }),
   ...(args['claude-dir'] ? { claudeConfigDirs: args['claude-dir'] } : {}),
   ...(args['codex-home'] ? { codexHome: args['codex-home'] } : {}),
 });

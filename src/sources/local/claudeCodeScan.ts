@@ -11,6 +11,7 @@
  */
 import {
   Fields,
+  NO_BYTES,
   RawMemo,
   StringMemo,
   hasKeyPattern,
@@ -137,7 +138,7 @@ export class ClaudeCodeScanner extends LineScanner {
   private resultError = false;
   /** Raw bytes of gitBranch and version last decoded (see Fields.changed). */
   private readonly raw = new RawMemo();
-  private buf: Buffer = Buffer.alloc(0);
+  private buf: Buffer = NO_BYTES;
   /** Raw message id and request id of the last assistant line, and its usage record. */
   private readonly responseIds = new RawMemo();
   private lastResponse: UsageRecord | undefined;

@@ -6,9 +6,9 @@
  * shrank, was replaced or rewritten in place is read again from the start. Counters say
  * how many bytes were read, so tests can check that a refresh reads only what was appended.
  */
-import type { FileHandle } from 'node:fs/promises';
 import { open, readFile } from 'node:fs/promises';
 import { mapLimited } from '../../util/mapLimited.ts';
+import { openBlocking, type ReadHandle } from './engine/blockingFile.ts';
 import { ClaudeCodeScanner } from './claudeCodeScan.ts';
 import { CodexScanner } from './codexScan.ts';
 import type { DiscoveredFile } from './discovery.ts';
@@ -71,6 +71,11 @@ export interface ScanCacheOptions {
    * still reach a worker.
    */
   helpWorkers?: boolean;
+  /**
+   * Read files with blocking calls (engine/blockingFile.ts): for a thread that does
+   * nothing else meanwhile (a scan helper, the usage-report CLI), not the extension host.
+   */
+  blockingReads?: boolean;
 }
 
 /** A subagent's optional `agent-<agentId>.meta.json`. */
@@ -446,10 +451,12 @@ export class ScanCache {
       this.stats.reused++;
       return cached.summary;
     }
-    let handle: FileHandle | undefined;
+    let handle: ReadHandle | undefined;
     let entry: Entry | undefined;
     try {
-      handle = await open(file.path, 'r');
+      handle = this.options.blockingReads
+        ? await openBlocking(file.path)
+        : await open(file.path, 'r');
       const append =
         (cached?.scanner !== undefined || cached?.state !== undefined) &&
         !cached.failed &&
@@ -519,7 +526,7 @@ export class ScanCache {
    * The second pass of a read from the start (LineScanner.statusReplay): the file's end
    * again, from where the last entry that resets the status ended, to `size`.
    */
-  private async replayStatus(handle: FileHandle, scanner: Scanner, size: number): Promise<void> {
+  private async replayStatus(handle: ReadHandle, scanner: Scanner, size: number): Promise<void> {
     const replay = scanner.statusReplay();
     if (!replay) return;
     const buf = this.buffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
@@ -544,7 +551,7 @@ export class ScanCache {
   }
 
   /** Whether the bytes before the cached end are still the ones read last time. */
-  private async sameTail(handle: FileHandle, cached: Entry): Promise<boolean> {
+  private async sameTail(handle: ReadHandle, cached: Entry): Promise<boolean> {
     const n = cached.tail.length;
     if (n === 0) return cached.size === 0;
     const buf = Buffer.allocUnsafe(n);
@@ -558,7 +565,7 @@ export class ScanCache {
    * buffers: the next chunk is being read while the current one is parsed.
    */
   private async readFrom(
-    handle: FileHandle,
+    handle: ReadHandle,
     scanner: Scanner,
     offset: number,
     entry: Entry,

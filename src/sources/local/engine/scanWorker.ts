@@ -39,7 +39,8 @@ const port: Port | undefined = parentPort ?? processPort();
 // A helper process's V8 flags are its own (a thread shares its process's).
 if (port && !parentPort) useScanProcessFlags();
 if (port) {
-  const cache = new ScanCache();
+  // This thread only scans: blocking reads cost less than the thread pool's round trips.
+  const cache = new ScanCache({ blockingReads: true });
   // Batches arrive ahead of time (so this thread never waits for the next one) and are
   // scanned one after another.
   const batches: DiscoveredFile[][] = [];
