@@ -20,7 +20,7 @@
  * run, both sides modelled response by response).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -427,6 +427,7 @@ async function benchOneCorpus(
     },
   ];
 
+  if (bench.codexPart) rows.push(...(await codexPart(found.bin, c, ROUNDS)));
   const expected = compareWithExpected(c, ourReport, theirReport);
   rows.push(...expected.rows);
   notes.push(...expected.notes);
@@ -443,6 +444,75 @@ async function benchOneCorpus(
 }
 
 type DayModel = Record<string, Record<string, OurTotals>>;
+
+/**
+ * The Codex rollouts alone: `ccusage codex daily` against our CLI with an empty Claude Code
+ * folder, alternating rounds as above. Codex lines cost us more per byte than Claude Code
+ * lines, and the whole-corpus figure hides that behind the larger Claude Code part.
+ */
+async function codexPart(bin: string, c: LocalCorpus, rounds: number): Promise<Row[]> {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'asi-bench-ccusage-home-'));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    TZ: 'UTC',
+    NO_COLOR: '1',
+    CLAUDE_CONFIG_DIR: path.join(home, 'no-claude'),
+    CODEX_HOME: c.codexDir,
+  };
+  const theirs: ProcessRun[] = [];
+  const ours: ProcessRun[] = [];
+  try {
+    mkdirSync(env.CLAUDE_CONFIG_DIR!);
+    const runCcusage = () =>
+      timeProcess(bin, ['codex', 'daily', '--json', '--offline', '--timezone', 'UTC'], env);
+    const runOurs = () =>
+      timeProcess(
+        process.execPath,
+        [path.join('dist', 'cli', 'usage-report.mjs'), '--json', '--utc', '--timings'],
+        env,
+      );
+    await runCcusage();
+    await runOurs();
+    for (let i = 0; i < rounds; i++) {
+      if (i % 2 === 0) {
+        theirs.push(await runCcusage());
+        ours.push(await runOurs());
+      } else {
+        ours.push(await runOurs());
+        theirs.push(await runCcusage());
+      }
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+  const ms = (runs: ProcessRun[]) => median(runs.map((r) => r.ms));
+  const cpu = (runs: ProcessRun[]) => median(runs.map((r) => r.cpuMs));
+  const bytes = c.files.filter((f) => f.harness === 'codex').reduce((n, f) => n + f.bytes, 0);
+  return [
+    { name: 'Codex part: size', value: round(bytes / 1_048_576, 0), unit: 'MB' },
+    {
+      name: `Codex part: ccusage codex daily process (median of ${rounds})`,
+      value: round(ms(theirs), 0),
+      unit: 'ms',
+    },
+    {
+      name: `Codex part: ours, usage report CLI process (median of ${rounds})`,
+      value: round(ms(ours), 0),
+      unit: 'ms',
+    },
+    {
+      name: 'Codex part: ccusage ÷ ours, whole process',
+      value: round(ms(theirs) / ms(ours), 2),
+      unit: 'x',
+    },
+    {
+      name: 'Codex part: ccusage ÷ ours, CPU time',
+      value: round(cpu(theirs) / cpu(ours), 2),
+      unit: 'x',
+    },
+  ];
+}
 
 /**
  * Both reports' totals per harness against the generator's expected totals (its plain

@@ -29,6 +29,8 @@ export interface BenchCorpus {
   /** For row names: which generator, what size. */
   label: string;
   load: () => Promise<LocalCorpus>;
+  /** Also time the Codex rollouts alone (`ccusage codex daily` against ours on CODEX_HOME only). */
+  codexPart?: boolean;
 }
 
 /** The corpus in os.tmpdir()/<name>, written by `write` when it is not there yet. */
@@ -55,13 +57,13 @@ export const heavyUserCorpus = (megabytes: 200 | 2048) =>
 /** `npm run bench -- ccusage`: both generators at ~200 MB. */
 export const CORPORA_200MB: BenchCorpus[] = [
   { label: 'local corpus, 200 MB', load: localBenchCorpus },
-  { label: 'heavy-user corpus, 200 MB', load: () => heavyUserCorpus(200) },
+  { label: 'heavy-user corpus, 200 MB', load: () => heavyUserCorpus(200), codexPart: true },
 ];
 
 /** `npm run bench -- ccusage-2gb`: both generators at ~2 GB. */
 export const CORPORA_2GB: BenchCorpus[] = [
   { label: 'local corpus, 2 GB', load: localCorpus2gb },
-  { label: 'heavy-user corpus, 2 GB', load: () => heavyUserCorpus(2048) },
+  { label: 'heavy-user corpus, 2 GB', load: () => heavyUserCorpus(2048), codexPart: true },
 ];
 
 // `node scripts/bench/ccusageCorpora.ts [200|2gb]`: writes the corpora ahead of a bench run.
