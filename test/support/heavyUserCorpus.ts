@@ -407,7 +407,9 @@ function lastTimestamp(text: string): string | undefined {
   const tail = text.slice(-400_000);
   let last: string | undefined;
   for (const m of tail.matchAll(/"timestamp":"([^"]+)"/g)) last = m[1];
-  return last;
+  // A copy: the match is a slice that would keep the whole file's text alive (gigabytes
+  // over a 2 GB corpus's file list).
+  return last === undefined ? undefined : Buffer.from(last).toString();
 }
 
 /** Folder and file names use local time in Codex; this corpus's machine runs on UTC. */
