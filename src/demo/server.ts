@@ -27,7 +27,7 @@ import {
   type HostileReport,
 } from './data/hostile.ts';
 import type { ItentialFixtures } from './data/itential.ts';
-import { buildDataset, type ClosedloopFixtures } from './dataset.ts';
+import { buildDataset, type ClosedloopFixtures, type Dataset } from './dataset.ts';
 import { Downloads } from './files/downloads.ts';
 import { UrlSigner } from './files/signedUrls.ts';
 import {
@@ -193,133 +193,13 @@ function loopbackRequest(req: IncomingMessage): boolean {
   }
 }
 
-/**
- * Starts the reference backend on 127.0.0.1; see ReferenceBackend for what it offers.
- * One function because its request handlers close over the state, clock and base URL it
- * creates (the base URL is known only once the server listens).
- */
+/** Starts the reference backend on 127.0.0.1; see ReferenceBackend for what it offers. */
 export async function startReferenceBackend(
   options: ReferenceBackendOptions = {},
 ): Promise<ReferenceBackend> {
-  const seed = options.seed ?? DEFAULT_SEED;
-  const now = options.now ?? defaultEpoch();
-  const token = options.token ?? `sk_live_demo_${randomBytes(18).toString('base64url')}`;
-  const dataset = buildDataset({ seed, now });
-  const corpus = options.hostile ? new HostileCorpus(seed, options.canaryUrl) : undefined;
-  const hostileFixtures = corpus ? makeHostile(dataset, corpus) : undefined;
-  const clock = new DemoClock(now);
-  const state = new BackendState(dataset, {
-    monitoringEnabled: options.monitoringEnabled ?? true,
-    legacyItentialShape: options.legacyItentialShape ?? false,
-  });
-  const transcripts = new TranscriptStore(dataset, {
-    largeBytes: options.largeTranscriptBytes ?? DEFAULT_LARGE_TRANSCRIPT_BYTES,
-    ...(corpus && hostileFixtures
-      ? { hostile: { corpus, hugeIn: hostileFixtures.hugeTranscript } }
-      : {}),
-  });
-  const signer = new UrlSigner(options.urlTtlSeconds ?? DEFAULT_URL_TTL_SECONDS);
-  let baseUrl = '';
-  const ctx: ToolContext = {
-    dataset,
-    state,
-    clock,
-    transcripts,
-    comments: new CommentStore(dataset, transcripts, corpus),
-    signer,
-    baseUrl: () => baseUrl,
-    hostile: corpus,
-  };
-  const mcp = new McpEndpoint(ctx, token);
-  const rest = new AgentsApi({ data: dataset.agents, state, clock, token, hostile: corpus });
-  const downloads = new Downloads(signer, dataset, transcripts);
-
-  const route = async (req: InterceptedRequest, signal: AbortSignal): Promise<BackendResponse> => {
-    switch (req.area) {
-      case 'health':
-        return jsonResponse(200, { ok: true });
-      case 'mcp':
-        return mcp.handle(req);
-      case 'rest':
-        return rest.handle(req, signal);
-      case 'files':
-        return downloads.handle(req);
-      default:
-        return jsonResponse(404, {
-          error: 'not_found',
-          message: `No route for ${req.url.pathname}`,
-        });
-    }
-  };
-
-  const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!loopbackRequest(req)) {
-      await send(
-        res,
-        jsonResponse(403, {
-          error: 'forbidden',
-          message: 'Only loopback hosts and origins are served',
-        }),
-      );
-      return;
-    }
-    const body = await readBody(req);
-    if (body === undefined) {
-      await send(res, jsonResponse(413, { error: 'payload_too_large' }));
-      return;
-    }
-    const url = new URL(req.url ?? '/', baseUrl);
-    const area = areaOf(url.pathname, mcp);
-    const request: InterceptedRequest = {
-      method: req.method ?? 'GET',
-      url,
-      area,
-      headers: req.headers,
-      body,
-      ...(area === 'mcp'
-        ? decodeRpc(body)
-        : { rpcMethod: undefined, toolName: undefined, toolArguments: undefined }),
-    };
-    // Request-Timeout is armed before any interceptor so injected latency counts
-    // against it, as server-side slowness would.
-    const deadline = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    let timedOut: BackendResponse | undefined;
-    if (area === 'rest') {
-      const timeout = parseRequestTimeout(req.headers);
-      if (!timeout.ok) {
-        await send(res, restError(400, timeout.message));
-        return;
-      }
-      if (timeout.ms !== undefined) {
-        const ms = timeout.ms;
-        timer = setTimeout(() => {
-          timedOut = restError(504, `Request timed out after ${ms} ms (Request-Timeout)`);
-          deadline.abort();
-          void send(res, timedOut);
-        }, ms);
-      }
-    }
-    const next = async (): Promise<BackendResponse> => timedOut ?? route(request, deadline.signal);
-    try {
-      const outcome = options.interceptor ? await options.interceptor(request, next) : await next();
-      if (isDropConnection(outcome)) {
-        req.socket.destroy();
-        return;
-      }
-      await send(res, outcome);
-    } catch (error) {
-      await send(
-        res,
-        jsonResponse(500, { error: 'internal_error', message: (error as Error).message }),
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-
+  const parts = new BackendParts(options);
   const server: Server = createServer((req, res) => {
-    void onRequest(req, res).catch(() => res.destroy());
+    void onRequest(parts, options.interceptor, req, res).catch(() => res.destroy());
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -329,8 +209,179 @@ export async function startReferenceBackend(
     });
   });
   const port = (server.address() as AddressInfo).port;
-  baseUrl = `http://127.0.0.1:${port}`;
+  parts.baseUrl = `http://127.0.0.1:${port}`;
+  return backendHandle(parts, server);
+}
 
+/**
+ * What one backend is made of: its data, state, clock and the three endpoints. The
+ * handlers read `baseUrl`, which is known only once the server listens.
+ */
+class BackendParts {
+  readonly seed: number;
+  readonly now: Date;
+  readonly token: string;
+  readonly dataset: Dataset;
+  readonly corpus: HostileCorpus | undefined;
+  readonly hostileFixtures: HostileFixtures | undefined;
+  readonly state: BackendState;
+  readonly transcripts: TranscriptStore;
+  readonly mcp: McpEndpoint;
+  readonly rest: AgentsApi;
+  readonly downloads: Downloads;
+  baseUrl = '';
+
+  constructor(options: ReferenceBackendOptions) {
+    this.seed = options.seed ?? DEFAULT_SEED;
+    this.now = options.now ?? defaultEpoch();
+    this.token = options.token ?? `sk_live_demo_${randomBytes(18).toString('base64url')}`;
+    const dataset = buildDataset({ seed: this.seed, now: this.now });
+    const corpus = options.hostile ? new HostileCorpus(this.seed, options.canaryUrl) : undefined;
+    this.dataset = dataset;
+    this.corpus = corpus;
+    this.hostileFixtures = corpus ? makeHostile(dataset, corpus) : undefined;
+    const clock = new DemoClock(this.now);
+    const state = new BackendState(dataset, {
+      monitoringEnabled: options.monitoringEnabled ?? true,
+      legacyItentialShape: options.legacyItentialShape ?? false,
+    });
+    this.state = state;
+    const transcripts = new TranscriptStore(dataset, {
+      largeBytes: options.largeTranscriptBytes ?? DEFAULT_LARGE_TRANSCRIPT_BYTES,
+      ...(corpus && this.hostileFixtures
+        ? { hostile: { corpus, hugeIn: this.hostileFixtures.hugeTranscript } }
+        : {}),
+    });
+    this.transcripts = transcripts;
+    const signer = new UrlSigner(options.urlTtlSeconds ?? DEFAULT_URL_TTL_SECONDS);
+    const ctx: ToolContext = {
+      dataset,
+      state,
+      clock,
+      transcripts,
+      comments: new CommentStore(dataset, transcripts, corpus),
+      signer,
+      baseUrl: () => this.baseUrl,
+      hostile: corpus,
+    };
+    this.mcp = new McpEndpoint(ctx, this.token);
+    this.rest = new AgentsApi({
+      data: dataset.agents,
+      state,
+      clock,
+      token: this.token,
+      hostile: corpus,
+    });
+    this.downloads = new Downloads(signer, dataset, transcripts);
+  }
+
+  async route(req: InterceptedRequest, signal: AbortSignal): Promise<BackendResponse> {
+    switch (req.area) {
+      case 'health':
+        return jsonResponse(200, { ok: true });
+      case 'mcp':
+        return this.mcp.handle(req);
+      case 'rest':
+        return this.rest.handle(req, signal);
+      case 'files':
+        return this.downloads.handle(req);
+      default:
+        return jsonResponse(404, {
+          error: 'not_found',
+          message: `No route for ${req.url.pathname}`,
+        });
+    }
+  }
+}
+
+async function onRequest(
+  parts: BackendParts,
+  interceptor: RequestInterceptor | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  if (!loopbackRequest(req)) {
+    await send(
+      res,
+      jsonResponse(403, {
+        error: 'forbidden',
+        message: 'Only loopback hosts and origins are served',
+      }),
+    );
+    return;
+  }
+  const body = await readBody(req);
+  if (body === undefined) {
+    await send(res, jsonResponse(413, { error: 'payload_too_large' }));
+    return;
+  }
+  const url = new URL(req.url ?? '/', parts.baseUrl);
+  const area = areaOf(url.pathname, parts.mcp);
+  const request: InterceptedRequest = {
+    method: req.method ?? 'GET',
+    url,
+    area,
+    headers: req.headers,
+    body,
+    ...(area === 'mcp'
+      ? decodeRpc(body)
+      : { rpcMethod: undefined, toolName: undefined, toolArguments: undefined }),
+  };
+  // Request-Timeout is armed before any interceptor so injected latency counts
+  // against it, as server-side slowness would.
+  const deadline = new RequestDeadline();
+  if (area === 'rest') {
+    const timeout = parseRequestTimeout(req.headers);
+    if (!timeout.ok) {
+      await send(res, restError(400, timeout.message));
+      return;
+    }
+    if (timeout.ms !== undefined) deadline.arm(timeout.ms, res);
+  }
+  const next = async (): Promise<BackendResponse> =>
+    deadline.timedOut ?? parts.route(request, deadline.signal);
+  try {
+    const outcome = interceptor ? await interceptor(request, next) : await next();
+    if (isDropConnection(outcome)) {
+      req.socket.destroy();
+      return;
+    }
+    await send(res, outcome);
+  } catch (error) {
+    await send(
+      res,
+      jsonResponse(500, { error: 'internal_error', message: (error as Error).message }),
+    );
+  } finally {
+    deadline.dispose();
+  }
+}
+
+/** A request's Request-Timeout: when it passes, the 504 is sent and the handler aborted. */
+class RequestDeadline {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  timedOut: BackendResponse | undefined;
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  arm(ms: number, res: ServerResponse): void {
+    this.timer = setTimeout(() => {
+      this.timedOut = restError(504, `Request timed out after ${ms} ms (Request-Timeout)`);
+      this.controller.abort();
+      void send(res, this.timedOut);
+    }, ms);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+function backendHandle(parts: BackendParts, server: Server): ReferenceBackend {
+  const { baseUrl, dataset, state, corpus, hostileFixtures } = parts;
   let closing: Promise<void> | undefined;
   return {
     url: baseUrl,
@@ -341,9 +392,9 @@ export async function startReferenceBackend(
       itential: `${baseUrl}/mcp/itential`,
     },
     restUrl: `${baseUrl}/v2`,
-    token,
-    seed,
-    now,
+    token: parts.token,
+    seed: parts.seed,
+    now: parts.now,
     state,
     fixtures: {
       closedloop: dataset.closedloop.fixtures,
@@ -373,8 +424,8 @@ export async function startReferenceBackend(
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await closed;
-        await mcp.close();
-        await transcripts.close();
+        await parts.mcp.close();
+        await parts.transcripts.close();
       })();
       return closing;
     },

@@ -278,53 +278,9 @@ export function buildAgents(rng: SeededRandom, nowMs: number): AgentsData {
       const ref = { agentKey: spec.key, sessionKey: key };
       // Newest first: index 0 is the most recent session.
       const createdMs = nowMs - (i * 97 + r.int(60, 150)) * MINUTE_MS;
-      let shape: Shape | 'none';
-      let status: AgentSessionStatus;
-      if (spec.key === 'customer_support' && i === 0) [shape, status] = ['showcase', 'running'];
-      else if (i % 7 === 3) [shape, status] = ['none', 'unstarted'];
-      else if (i % 5 === 1) [shape, status] = ['clientPending', 'running'];
-      else if (i % 6 === 2) [shape, status] = ['inFlight', 'running'];
-      else if (i % 9 === 4) [shape, status] = ['interrupted', 'stopped'];
-      else [shape, status] = ['exchanges', 'stopped'];
+      const [shape, status] = sessionShape(spec.key, i);
       const parent = spec.key === 'infra_triage' && i < 4 ? parents[i % parents.length] : undefined;
-      const started = status !== 'unstarted';
-      const session: AgentSession = {
-        key,
-        agent_key: spec.key,
-        name: `${spec.name} session ${i + 1}`,
-        ...(r.bool(0.8) ? { description: r.pick(QUESTIONS) } : {}),
-        metadata: {
-          customer_id: String(r.int(10_000, 99_999)),
-          priority: r.pick(['low', 'normal', 'high']),
-          channel: r.pick(['web_chat', 'email', 'slack']),
-        },
-        current_step_name: started && r.bool(0.6) ? r.pick(spec.steps) : null,
-        enabled: !(i === 5),
-        status,
-        ...(parent
-          ? { created_by_agent_key: parent.agentKey, created_by_session_key: parent.sessionKey }
-          : {}),
-        ...(r.bool(0.5) ? { tti_minutes: r.pick([0, 60, 1440]) } : {}),
-        created_at: new Date(createdMs).toISOString(),
-        alias_key: spec.key === 'customer_support' && r.bool(0.3) ? 'support' : null,
-        ...(r.bool(0.5) ? { secrets: { slack_user_token: '****', jira_api_key: '****' } } : {}),
-        ...(started ? { session_context_usage: contextUsage(r) } : {}),
-        ...(r.bool(0.7)
-          ? {
-              effective_compaction: {
-                enabled: r.bool(0.8),
-                threshold_percent: r.pick([50, 80, 95]),
-                keep_recent_inputs: r.int(1, 3),
-                ...(r.bool(0.5)
-                  ? { compaction_message: 'Earlier conversation was summarized.' }
-                  : {}),
-                ...(r.bool(0.5)
-                  ? { tool_event_policy: r.pick(['keep', 'summarize', 'drop']) }
-                  : {}),
-              },
-            }
-          : {}),
-      };
+      const session = agentSession(spec, i, r, { key, status, parent, createdMs });
       list.push(session);
       const log = new EventLog(r, key, createdMs);
       if (shape !== 'none') fillEvents(log, r, shape, spec.steps);
@@ -340,4 +296,59 @@ export function buildAgents(rng: SeededRandom, nowMs: number): AgentsData {
     sessions.set(spec.key, list);
   }
   return { agents, sessions, events, fixtures: refs as AgentsFixtures };
+}
+
+/** Which kind of event history the i-th session of an agent gets, and its status. */
+function sessionShape(agentKey: string, i: number): [Shape | 'none', AgentSessionStatus] {
+  if (agentKey === 'customer_support' && i === 0) return ['showcase', 'running'];
+  if (i % 7 === 3) return ['none', 'unstarted'];
+  if (i % 5 === 1) return ['clientPending', 'running'];
+  if (i % 6 === 2) return ['inFlight', 'running'];
+  if (i % 9 === 4) return ['interrupted', 'stopped'];
+  return ['exchanges', 'stopped'];
+}
+
+type AgentSpec = (typeof AGENT_SPECS)[number];
+
+function agentSession(
+  spec: AgentSpec,
+  i: number,
+  r: SeededRandom,
+  at: { key: string; status: AgentSessionStatus; parent?: SessionRef; createdMs: number },
+): AgentSession {
+  const { key, status, parent, createdMs } = at;
+  const started = status !== 'unstarted';
+  return {
+    key,
+    agent_key: spec.key,
+    name: `${spec.name} session ${i + 1}`,
+    ...(r.bool(0.8) ? { description: r.pick(QUESTIONS) } : {}),
+    metadata: {
+      customer_id: String(r.int(10_000, 99_999)),
+      priority: r.pick(['low', 'normal', 'high']),
+      channel: r.pick(['web_chat', 'email', 'slack']),
+    },
+    current_step_name: started && r.bool(0.6) ? r.pick(spec.steps) : null,
+    enabled: !(i === 5),
+    status,
+    ...(parent
+      ? { created_by_agent_key: parent.agentKey, created_by_session_key: parent.sessionKey }
+      : {}),
+    ...(r.bool(0.5) ? { tti_minutes: r.pick([0, 60, 1440]) } : {}),
+    created_at: new Date(createdMs).toISOString(),
+    alias_key: spec.key === 'customer_support' && r.bool(0.3) ? 'support' : null,
+    ...(r.bool(0.5) ? { secrets: { slack_user_token: '****', jira_api_key: '****' } } : {}),
+    ...(started ? { session_context_usage: contextUsage(r) } : {}),
+    ...(r.bool(0.7) ? { effective_compaction: compactionSettings(r) } : {}),
+  };
+}
+
+function compactionSettings(r: SeededRandom): Record<string, unknown> {
+  return {
+    enabled: r.bool(0.8),
+    threshold_percent: r.pick([50, 80, 95]),
+    keep_recent_inputs: r.int(1, 3),
+    ...(r.bool(0.5) ? { compaction_message: 'Earlier conversation was summarized.' } : {}),
+    ...(r.bool(0.5) ? { tool_event_policy: r.pick(['keep', 'summarize', 'drop']) } : {}),
+  };
 }

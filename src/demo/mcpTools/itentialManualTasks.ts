@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { ManualTask } from '../data/itential.ts';
 import type { ToolContext } from './context.ts';
@@ -43,8 +43,12 @@ function detail(task: ManualTask): Record<string, unknown> {
   };
 }
 
-/** Two registerTool calls, each with its description, input schema and handler together. */
 export function registerItentialManualTasks(server: McpServer, ctx: ToolContext): void {
+  registerDescribeManualTask(server, ctx);
+  registerCompleteManualTask(server, ctx);
+}
+
+function registerDescribeManualTask(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'describe_manual_task',
     {
@@ -63,7 +67,9 @@ export function registerItentialManualTasks(server: McpServer, ctx: ToolContext)
         : errorResult(500, 'internal_error', failure);
     },
   );
+}
 
+function registerCompleteManualTask(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'complete_manual_task',
     {
@@ -83,55 +89,65 @@ export function registerItentialManualTasks(server: McpServer, ctx: ToolContext)
         openWorldHint: true,
       },
     },
-    ({ work_item_id, finish_state, confirm }) => {
-      const task = find(ctx, work_item_id);
-      if (!task) return errorResult(404, 'not_found', `Manual task ${work_item_id} was not found`);
-      if (task.state !== 'pending') {
-        return errorResult(
-          409,
-          'already_completed',
-          `Manual task ${work_item_id} was already completed (${task.finishState})`,
-        );
-      }
-      if (!COMPLETABLE.has(task.view_type)) {
-        return errorResult(
-          400,
-          'unsupported_view_type',
-          `Manual tasks of view type ${task.view_type} cannot be completed through MCP`,
-        );
-      }
-      const label = finish_state === 'success' ? task.btn_success : task.btn_failure;
-      if (finish_state === 'failure' && task.btn_failure === '') {
-        return errorResult(
-          400,
-          'failure_not_allowed',
-          'This task has no failure button (btn_failure is empty); only "success" is allowed',
-        );
-      }
-      if (!confirm) {
-        return okResult({
-          preview: true,
-          applied: false,
-          work_item_id,
-          title: task.title,
-          finish_state,
-          button_label: label,
-          message: `This would press "${label}" on "${task.title}". Call again with confirm=true to apply; it cannot be undone.`,
-        });
-      }
-      task.state = 'completed';
-      task.finishState = finish_state;
-      task.completedAtMs = ctx.clock.nowMs();
-      ctx.state.recordManualTask(work_item_id);
-      return okResult({
-        preview: false,
-        applied: true,
-        work_item_id,
-        title: task.title,
-        finish_state,
-        button_label: label,
-        completed_at: new Date(task.completedAtMs).toISOString(),
-      });
-    },
+    (args) => completeManualTask(ctx, args),
   );
+}
+
+/** Without confirm a preview of the button it would press; with it, the task completed. */
+function completeManualTask(
+  ctx: ToolContext,
+  {
+    work_item_id,
+    finish_state,
+    confirm,
+  }: { work_item_id: string; finish_state: 'success' | 'failure'; confirm: boolean },
+): CallToolResult {
+  const task = find(ctx, work_item_id);
+  if (!task) return errorResult(404, 'not_found', `Manual task ${work_item_id} was not found`);
+  if (task.state !== 'pending') {
+    return errorResult(
+      409,
+      'already_completed',
+      `Manual task ${work_item_id} was already completed (${task.finishState})`,
+    );
+  }
+  if (!COMPLETABLE.has(task.view_type)) {
+    return errorResult(
+      400,
+      'unsupported_view_type',
+      `Manual tasks of view type ${task.view_type} cannot be completed through MCP`,
+    );
+  }
+  const label = finish_state === 'success' ? task.btn_success : task.btn_failure;
+  if (finish_state === 'failure' && task.btn_failure === '') {
+    return errorResult(
+      400,
+      'failure_not_allowed',
+      'This task has no failure button (btn_failure is empty); only "success" is allowed',
+    );
+  }
+  if (!confirm) {
+    return okResult({
+      preview: true,
+      applied: false,
+      work_item_id,
+      title: task.title,
+      finish_state,
+      button_label: label,
+      message: `This would press "${label}" on "${task.title}". Call again with confirm=true to apply; it cannot be undone.`,
+    });
+  }
+  task.state = 'completed';
+  task.finishState = finish_state;
+  task.completedAtMs = ctx.clock.nowMs();
+  ctx.state.recordManualTask(work_item_id);
+  return okResult({
+    preview: false,
+    applied: true,
+    work_item_id,
+    title: task.title,
+    finish_state,
+    button_label: label,
+    completed_at: new Date(task.completedAtMs).toISOString(),
+  });
 }

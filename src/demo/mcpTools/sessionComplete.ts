@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { CompletionRecord } from '../state.ts';
 import { findSessionById } from './closedloopQuery.ts';
@@ -39,7 +39,6 @@ function fingerprint(args: Args): string {
   ]);
 }
 
-/** One registerTool call: the tool's description, input schema and handler read together. */
 export function registerSessionComplete(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'session_complete',
@@ -58,85 +57,97 @@ export function registerSessionComplete(server: McpServer, ctx: ToolContext): vo
         openWorldHint: true,
       },
     },
-    (args) => {
-      const fp = fingerprint(args);
-      const previous = ctx.state.idempotentReplay(args.idempotencyKey);
-      if (previous) {
-        if (previous.fingerprint === fp) return okResult({ ...previous.record });
-        return errorResult(
-          409,
-          'idempotency_key_reused',
-          `idempotencyKey ${args.idempotencyKey} was already used with different arguments; nothing was changed`,
-        );
-      }
-      const found = findSessionById(ctx, args.sessionId);
-      if (!found.ok) return found.error;
-      const session = found.session;
-      if (session.endedAtMs !== null) {
-        return errorResult(
-          409,
-          'session_ended',
-          `Session ${session.slug} has already ended; nothing was changed`,
-        );
-      }
-      const status = args.status ?? 'completed';
-      if (args.requestReview && status !== 'completed') {
-        return errorResult(
-          400,
-          'validation_error',
-          'requestReview applies only when status is "completed"',
-        );
-      }
-      const instructions = ctx.dataset.closedloop.instructions.filter(
-        (i) => i.sessionId === session.id,
-      );
-      const pending = instructions.filter((i) => i.state === 'pending');
-      const acknowledged = args.acknowledgedInstructionIds;
-      if (acknowledged !== undefined) {
-        const known = new Set(instructions.map((i) => i.id));
-        const unknown = acknowledged.filter((id) => !known.has(id));
-        if (unknown.length > 0) {
-          return errorResult(
-            400,
-            'unknown_instruction',
-            `Unknown instruction id(s) for this session: ${unknown.join(', ')}`,
-          );
-        }
-        const missing = pending.filter((i) => !acknowledged.includes(i.id)).map((i) => i.id);
-        if (missing.length > 0) {
-          return errorResult(
-            409,
-            'instructions_pending',
-            `Refusing to complete: instruction(s) ${missing.join(', ')} are still waiting and were not ` +
-              'acknowledged. Process them and include their IDs in acknowledgedInstructionIds.',
-          );
-        }
-      }
-      const nowMs = ctx.clock.nowMs();
-      const ackIds: string[] = [];
-      const unackIds: string[] = [];
-      for (const instruction of pending) {
-        const isAck = acknowledged?.includes(instruction.id) ?? false;
-        instruction.state = isAck ? 'acknowledged' : 'closedUnacknowledged';
-        instruction.closedAtMs = nowMs;
-        (isAck ? ackIds : unackIds).push(instruction.id);
-      }
-      session.storedStatus = 'inactive';
-      session.awaitingInput = false;
-      session.endedAtMs = nowMs;
-      session.lastActivityAtMs = nowMs;
-      const record: CompletionRecord = {
-        sessionId: session.id,
-        status,
-        summary: args.summary ?? null,
-        reviewRequested: args.requestReview ?? false,
-        completedAt: new Date(nowMs).toISOString(),
-        acknowledgedInstructionIds: ackIds,
-        unacknowledgedInstructionIds: unackIds,
-        idempotencyKey: args.idempotencyKey,
-      };
-      ctx.state.recordCompletion(record, fp);
-      return okResult({ ...record });
-    },
+    (args) => completeSession(ctx, args),
   );
+}
+
+/** The tool's handler: a replay, a refusal, or the session ended and its instructions closed. */
+function completeSession(ctx: ToolContext, args: Args): CallToolResult {
+  const fp = fingerprint(args);
+  const previous = ctx.state.idempotentReplay(args.idempotencyKey);
+  if (previous) {
+    if (previous.fingerprint === fp) return okResult({ ...previous.record });
+    return errorResult(
+      409,
+      'idempotency_key_reused',
+      `idempotencyKey ${args.idempotencyKey} was already used with different arguments; nothing was changed`,
+    );
+  }
+  const found = findSessionById(ctx, args.sessionId);
+  if (!found.ok) return found.error;
+  const session = found.session;
+  if (session.endedAtMs !== null) {
+    return errorResult(
+      409,
+      'session_ended',
+      `Session ${session.slug} has already ended; nothing was changed`,
+    );
+  }
+  const status = args.status ?? 'completed';
+  if (args.requestReview && status !== 'completed') {
+    return errorResult(
+      400,
+      'validation_error',
+      'requestReview applies only when status is "completed"',
+    );
+  }
+  const instructions = ctx.dataset.closedloop.instructions.filter(
+    (i) => i.sessionId === session.id,
+  );
+  const pending = instructions.filter((i) => i.state === 'pending');
+  const acknowledged = args.acknowledgedInstructionIds;
+  const refused = acknowledged && acknowledgementProblem(instructions, pending, acknowledged);
+  if (refused) return refused;
+  const nowMs = ctx.clock.nowMs();
+  const ackIds: string[] = [];
+  const unackIds: string[] = [];
+  for (const instruction of pending) {
+    const isAck = acknowledged?.includes(instruction.id) ?? false;
+    instruction.state = isAck ? 'acknowledged' : 'closedUnacknowledged';
+    instruction.closedAtMs = nowMs;
+    (isAck ? ackIds : unackIds).push(instruction.id);
+  }
+  session.storedStatus = 'inactive';
+  session.awaitingInput = false;
+  session.endedAtMs = nowMs;
+  session.lastActivityAtMs = nowMs;
+  const record: CompletionRecord = {
+    sessionId: session.id,
+    status,
+    summary: args.summary ?? null,
+    reviewRequested: args.requestReview ?? false,
+    completedAt: new Date(nowMs).toISOString(),
+    acknowledgedInstructionIds: ackIds,
+    unacknowledgedInstructionIds: unackIds,
+    idempotencyKey: args.idempotencyKey,
+  };
+  ctx.state.recordCompletion(record, fp);
+  return okResult({ ...record });
+}
+
+/** An acknowledgement list naming an unknown instruction, or leaving a pending one out. */
+function acknowledgementProblem(
+  instructions: readonly { id: string }[],
+  pending: readonly { id: string }[],
+  acknowledged: readonly string[],
+): CallToolResult | undefined {
+  const known = new Set(instructions.map((i) => i.id));
+  const unknown = acknowledged.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    return errorResult(
+      400,
+      'unknown_instruction',
+      `Unknown instruction id(s) for this session: ${unknown.join(', ')}`,
+    );
+  }
+  const missing = pending.filter((i) => !acknowledged.includes(i.id)).map((i) => i.id);
+  if (missing.length > 0) {
+    return errorResult(
+      409,
+      'instructions_pending',
+      `Refusing to complete: instruction(s) ${missing.join(', ')} are still waiting and were not ` +
+        'acknowledged. Process them and include their IDs in acknowledgedInstructionIds.',
+    );
+  }
+  return undefined;
 }

@@ -788,11 +788,10 @@ export class ClaudeSession {
 
   // ------------------------------------------------------------------ subagents
 
+  /** A subagent's whole run: its own transcript, progress lines in the main one, the Task result. */
   private runTask(task: NonNullable<Call['task']>, toolUseId: string): Outcome {
     const startMs = this.ms;
-    let agentId = hex(this.rng, 7);
-    while (this.agentIds.has(agentId)) agentId = hex(this.rng, 7);
-    this.agentIds.add(agentId);
+    const agentId = this.newAgentId();
     const system = this.rng.int(6_000, 11_000);
     const sink = new Sink(true, agentId, task.type === 'Explore' ? HAIKU : this.o.model, {
       context: system,
@@ -814,36 +813,9 @@ export class ClaudeSession {
         lastUsage = w.message.usage as Json;
         if (copies > 0 && !this.rng.bool(0.5)) return;
         copies++;
-        const ts = this.stamp(1, 40);
         this.push(
           this.main,
-          {
-            parentUuid: mainParent,
-            isSidechain: false,
-            userType: 'external',
-            cwd: this.o.cwd,
-            sessionId: this.o.sessionId,
-            version: this.o.version,
-            gitBranch: this.o.gitBranch,
-            type: 'progress',
-            data: {
-              type: 'agent_progress',
-              message: {
-                type: 'assistant',
-                message: w.message,
-                requestId: w.requestId,
-                uuid: w.uuid,
-                timestamp: w.timestamp,
-              },
-              normalizedMessages: [],
-              prompt: task.prompt,
-              agentId,
-            },
-            toolUseID: `agent_msg_01${base62(this.rng, 22)}`,
-            parentToolUseID: toolUseId,
-            uuid: uuid4(this.rng),
-            timestamp: ts,
-          },
+          this.agentProgressLine(w, task, agentId, toolUseId, mainParent),
           false,
         );
       });
@@ -857,7 +829,66 @@ export class ClaudeSession {
         meta: { agentType: task.type, description: task.description, toolUseId },
       });
     }
-    const u = lastUsage as {
+    return this.taskOutcome(task, agentId, report, {
+      durationMs: this.ms - startMs,
+      toolCount,
+      lastUsage,
+    });
+  }
+
+  private newAgentId(): string {
+    let agentId = hex(this.rng, 7);
+    while (this.agentIds.has(agentId)) agentId = hex(this.rng, 7);
+    this.agentIds.add(agentId);
+    return agentId;
+  }
+
+  /** The main transcript's copy of a subagent's assistant line (Claude Code's agent_progress). */
+  private agentProgressLine(
+    w: Written,
+    task: NonNullable<Call['task']>,
+    agentId: string,
+    toolUseId: string,
+    mainParent: string | null,
+  ): Json {
+    const ts = this.stamp(1, 40);
+    return {
+      parentUuid: mainParent,
+      isSidechain: false,
+      userType: 'external',
+      cwd: this.o.cwd,
+      sessionId: this.o.sessionId,
+      version: this.o.version,
+      gitBranch: this.o.gitBranch,
+      type: 'progress',
+      data: {
+        type: 'agent_progress',
+        message: {
+          type: 'assistant',
+          message: w.message,
+          requestId: w.requestId,
+          uuid: w.uuid,
+          timestamp: w.timestamp,
+        },
+        normalizedMessages: [],
+        prompt: task.prompt,
+        agentId,
+      },
+      toolUseID: `agent_msg_01${base62(this.rng, 22)}`,
+      parentToolUseID: toolUseId,
+      uuid: uuid4(this.rng),
+      timestamp: ts,
+    };
+  }
+
+  /** The Task call's result: the subagent's report and its totals. */
+  private taskOutcome(
+    task: NonNullable<Call['task']>,
+    agentId: string,
+    report: string,
+    run: { durationMs: number; toolCount: number; lastUsage: Json },
+  ): Outcome {
+    const u = run.lastUsage as {
       input_tokens?: number;
       cache_read_input_tokens?: number;
       cache_creation_input_tokens?: number;
@@ -877,14 +908,14 @@ export class ClaudeSession {
         prompt: task.prompt,
         agentId,
         content: [{ type: 'text', text: report }],
-        totalDurationMs: this.ms - startMs,
+        totalDurationMs: run.durationMs,
         totalTokens:
           (u.input_tokens ?? 0) +
           (u.cache_read_input_tokens ?? 0) +
           (u.cache_creation_input_tokens ?? 0) +
           (u.output_tokens ?? 0),
-        totalToolUseCount: toolCount,
-        usage: lastUsage,
+        totalToolUseCount: run.toolCount,
+        usage: run.lastUsage,
       },
       durationMs: this.rng.int(40, 400),
     };
@@ -971,41 +1002,17 @@ export class ClaudeSession {
     return this.rng.pick(pool)(s, this.project);
   }
 
+  /** A bug fixed test first: survey, read, regression test, failing run, fix, checks, summary. */
   private planBugfix(tasks: number, quirk: boolean): Plan {
     const rng = this.rng;
     const p = this.project;
     const s = (this.current = this.nextScenario());
     const original = fileContent(p, s.file);
     const showcase = this.o.editsThreeFiles && this.turnIndex === 1; // the first turn (counted already)
-    // The draw happens either way, so the option changes nothing else in the session.
-    const writeNew = rng.bool(0.3) || showcase;
-    let testFile = s.testFile;
-    let testContent = patchedTest(p, s);
-    let testCall: Call;
-    if (writeNew) {
-      const head = fileContent(p, s.testFile);
-      const cut = p.lang === 'ts' ? head.indexOf('\ndescribe(') : head.indexOf('\ndef test_');
-      const header = head.slice(0, cut < 0 ? head.length : cut + 1);
-      testFile =
-        p.lang === 'ts'
-          ? s.testFile.replace(/\.test\.ts$/, '.regression.test.ts')
-          : s.testFile.replace(/test_(\w+)\.py$/, 'test_$1_regression.py');
-      testContent =
-        p.lang === 'ts'
-          ? `${header}describe('${s.testName.split(' > ')[0]}', () => {\n${s.regressionTest.replace(/^\n+/, '')}\n});\n`
-          : `${header}${s.regressionTest.replace(/^\n+/, '\n')}\n`;
-      testCall = this.write(testFile, testContent);
-    } else {
-      testCall = this.edit(
-        s.testFile,
-        fileContent(p, s.testFile),
-        s.testAnchor,
-        s.testAnchor + s.regressionTest,
-      );
-    }
-    this.currentTestFile = testFile;
-    this.addedTests.set(s.key, { file: testFile, tests: countTests(p, testContent) });
-    const tests = countTests(p, testContent);
+    const test = this.regressionTest(s, showcase);
+    this.currentTestFile = test.file;
+    this.addedTests.set(s.key, { file: test.file, tests: countTests(p, test.content) });
+    const tests = countTests(p, test.content);
 
     const steps: Step[] = [];
     const useTodos = rng.bool(0.3);
@@ -1014,17 +1021,90 @@ export class ClaudeSession {
       { content: `Fix ${s.symbol} in ${s.file}`, activeForm: `Fixing ${s.symbol}` },
       { content: 'Run the tests and the type checker', activeForm: 'Running the checks' },
     ];
+    steps.push(this.bugfixOpening(s, quirk));
+    if (useTodos) steps.push({ calls: [this.todo(todoItems, 0, -1)] });
+    steps.push(...this.bugfixReading(s, tasks), ...this.docsLookup(s));
+    steps.push({
+      thinking: this.t(THINK_CAUSE),
+      text: rng.bool(0.7) ? this.t(TEXT_CAUSE) : undefined,
+      calls: [test.call],
+    });
+    if (useTodos && rng.bool(0.5)) steps.push({ calls: [this.todo(todoItems, 1, 0)] });
+    const failStart = () => this.ms;
+    steps.push({
+      text: this.t(TEXT_RUN_FAIL),
+      calls: [
+        this.bash(
+          p.testCommand(test.file),
+          'Run the new regression test',
+          () => failingTestOutput(p, s, test.file, test.content, this.o.cwd, failStart(), rng),
+          1,
+          [900, 9_000],
+        ),
+      ],
+    });
+    steps.push(...this.bugfixEdits(s, original));
+    if (showcase) steps.push(...this.thirdFileSteps(s));
+    steps.push(...this.bugfixChecks(test.file, tests));
+    if (useTodos) steps.push({ calls: [this.todo(todoItems, 3, 1)] });
+    steps.push({
+      thinking: rng.bool(0.3)
+        ? 'Everything passes. Let me summarize the change for the user.'
+        : undefined,
+      text: rng.pick(FINAL_SUMMARY)(s, p, test.file, tests),
+      calls: [],
+    });
+    return { prompt: this.bugfixPrompt(s, quirk), steps };
+  }
+
+  /** The regression test: a new file (always in the three-file showcase) or one more test. */
+  private regressionTest(
+    s: Scenario,
+    showcase: boolean,
+  ): { file: string; content: string; call: Call } {
+    const p = this.project;
+    // The draw happens either way, so the option changes nothing else in the session.
+    const writeNew = this.rng.bool(0.3) || showcase;
+    if (!writeNew) {
+      const call = this.edit(
+        s.testFile,
+        fileContent(p, s.testFile),
+        s.testAnchor,
+        s.testAnchor + s.regressionTest,
+      );
+      return { file: s.testFile, content: patchedTest(p, s), call };
+    }
+    const head = fileContent(p, s.testFile);
+    const cut = p.lang === 'ts' ? head.indexOf('\ndescribe(') : head.indexOf('\ndef test_');
+    const header = head.slice(0, cut < 0 ? head.length : cut + 1);
+    const file =
+      p.lang === 'ts'
+        ? s.testFile.replace(/\.test\.ts$/, '.regression.test.ts')
+        : s.testFile.replace(/test_(\w+)\.py$/, 'test_$1_regression.py');
+    const content =
+      p.lang === 'ts'
+        ? `${header}describe('${s.testName.split(' > ')[0]}', () => {\n${s.regressionTest.replace(/^\n+/, '')}\n});\n`
+        : `${header}${s.regressionTest.replace(/^\n+/, '\n')}\n`;
+    return { file, content, call: this.write(file, content) };
+  }
+
+  /** The first step: thinking, a line of text (with the quirks' cut emoji), a grep. */
+  private bugfixOpening(s: Scenario, quirk: boolean): Step {
+    const rng = this.rng;
     let think = this.t(THINK_START);
     if (rng.bool(0.6)) think += ` ${this.t(THINK_EXTRA)}`;
     let text = quirk || rng.bool(0.75) ? this.t(TEXT_START) : undefined;
     // A streamed emoji cut in half: the high surrogate of U+1F50D without its partner.
     if (quirk) text = `${text ?? ''} \ud83d`;
     const first: Call[] = [this.grepCall(s.symbol, 'files_with_matches')];
-    if (rng.bool(0.4)) first.push(this.glob(p.testGlob));
-    steps.push({ thinking: rng.bool(0.85) ? think : undefined, text, calls: first });
-    if (useTodos) steps.push({ calls: [this.todo(todoItems, 0, -1)] });
+    if (rng.bool(0.4)) first.push(this.glob(this.project.testGlob));
+    return { thinking: rng.bool(0.85) ? think : undefined, text, calls: first };
+  }
 
-    if (rng.bool(0.15)) {
+  /** Reading the source and its test (sometimes a mistyped path first), beside the subagents. */
+  private bugfixReading(s: Scenario, tasks: number): Step[] {
+    const steps: Step[] = [];
+    if (this.rng.bool(0.15)) {
       const typo = s.file.replace(/(\.\w+)$/, 's$1');
       steps.push({ calls: [this.readMissing(typo, s.file.split('/').pop()!)] });
     }
@@ -1046,88 +1126,89 @@ export class ClaudeSession {
     } else {
       steps.push({ calls: reads });
     }
-    if (rng.bool(0.2)) {
-      const fail = rng.bool(0.3);
-      steps.push({
+    return steps;
+  }
+
+  /** Sometimes a look at the documentation, whose first URL may be outdated. */
+  private docsLookup(s: Scenario): Step[] {
+    const rng = this.rng;
+    if (!rng.bool(0.2)) return [];
+    const fail = rng.bool(0.3);
+    const steps: Step[] = [
+      {
         thinking: `Before relying on my memory of the semantics, let me check the documentation: ${s.docsPrompt}`,
         calls: [this.webFetch(s, fail)],
-      });
-      if (fail) {
-        steps.push({
-          text: 'That URL is outdated. Trying the current page instead:',
-          calls: [this.webFetch(s, false)],
-        });
-      }
-    }
-    steps.push({
-      thinking: this.t(THINK_CAUSE),
-      text: rng.bool(0.7) ? this.t(TEXT_CAUSE) : undefined,
-      calls: [testCall],
-    });
-    if (useTodos && rng.bool(0.5)) steps.push({ calls: [this.todo(todoItems, 1, 0)] });
-    const failStart = () => this.ms;
-    steps.push({
-      text: this.t(TEXT_RUN_FAIL),
-      calls: [
-        this.bash(
-          p.testCommand(testFile),
-          'Run the new regression test',
-          () => failingTestOutput(p, s, testFile, testContent, this.o.cwd, failStart(), rng),
-          1,
-          [900, 9_000],
-        ),
-      ],
-    });
-    const fixThink = rng.bool(0.6) ? this.t(THINK_AFTER_FAIL) : undefined;
-    if (rng.bool(0.15)) {
-      const mangled = s.fix.old.replace(/^( +)/gm, '$1  ');
+      },
+    ];
+    if (fail) {
       steps.push({
+        text: 'That URL is outdated. Trying the current page instead:',
+        calls: [this.webFetch(s, false)],
+      });
+    }
+    return steps;
+  }
+
+  /** The fix, sometimes after an Edit whose indentation did not match and a re-read. */
+  private bugfixEdits(s: Scenario, original: string): Step[] {
+    const rng = this.rng;
+    const fixThink = rng.bool(0.6) ? this.t(THINK_AFTER_FAIL) : undefined;
+    if (!rng.bool(0.15)) {
+      return [
+        {
+          thinking: fixThink,
+          text: this.t(TEXT_FIX),
+          calls: [this.edit(s.file, original, s.fix.old, s.fix.new)],
+        },
+      ];
+    }
+    const mangled = s.fix.old.replace(/^( +)/gm, '$1  ');
+    const steps: Step[] = [
+      {
         thinking: fixThink,
         text: this.t(TEXT_FIX),
         calls: [this.edit(s.file, original, mangled, s.fix.new, true)],
-      });
-      const line = lineOf(original, s.fix.old);
-      steps.push({
-        thinking:
-          "The indentation in my old_string doesn't match the file. Let me re-read those exact lines.",
-        calls: [this.read(s.file, Math.max(1, line - 3), s.fix.old.split('\n').length + 6)],
-      });
-      steps.push({ calls: [this.edit(s.file, original, s.fix.old, s.fix.new)] });
-    } else {
-      steps.push({
-        thinking: fixThink,
-        text: this.t(TEXT_FIX),
-        calls: [this.edit(s.file, original, s.fix.old, s.fix.new)],
-      });
-    }
-    if (showcase) steps.push(...this.thirdFileSteps(s));
+      },
+    ];
+    const line = lineOf(original, s.fix.old);
     steps.push({
-      text: this.t(TEXT_RUN_PASS),
-      calls: [
-        this.bash(
-          p.testCommand(testFile),
-          'Run the focused tests',
-          () => passingTestOutput(p, [{ file: testFile, tests }], this.o.cwd, this.ms, rng),
-          0,
-          [900, 9_000],
-        ),
-      ],
+      thinking:
+        "The indentation in my old_string doesn't match the file. Let me re-read those exact lines.",
+      calls: [this.read(s.file, Math.max(1, line - 3), s.fix.old.split('\n').length + 6)],
     });
-    steps.push({
-      thinking: rng.bool(0.5) ? this.t(THINK_AFTER_PASS) : undefined,
-      calls: [
-        this.bash(p.typecheckCommand, 'Type check', () => typecheckOk(p), 0, [2_500, 14_000]),
-      ],
-    });
-    if (useTodos) steps.push({ calls: [this.todo(todoItems, 3, 1)] });
-    steps.push({
-      thinking: rng.bool(0.3)
-        ? 'Everything passes. Let me summarize the change for the user.'
-        : undefined,
-      text: rng.pick(FINAL_SUMMARY)(s, p, testFile, tests),
-      calls: [],
-    });
+    steps.push({ calls: [this.edit(s.file, original, s.fix.old, s.fix.new)] });
+    return steps;
+  }
 
+  /** The focused tests passing, then the type check. */
+  private bugfixChecks(testFile: string, tests: number): Step[] {
+    const rng = this.rng;
+    const p = this.project;
+    return [
+      {
+        text: this.t(TEXT_RUN_PASS),
+        calls: [
+          this.bash(
+            p.testCommand(testFile),
+            'Run the focused tests',
+            () => passingTestOutput(p, [{ file: testFile, tests }], this.o.cwd, this.ms, rng),
+            0,
+            [900, 9_000],
+          ),
+        ],
+      },
+      {
+        thinking: rng.bool(0.5) ? this.t(THINK_AFTER_PASS) : undefined,
+        calls: [
+          this.bash(p.typecheckCommand, 'Type check', () => typecheckOk(p), 0, [2_500, 14_000]),
+        ],
+      },
+    ];
+  }
+
+  /** One of the scenario's prompts, now and then with a screenshot attached. */
+  private bugfixPrompt(s: Scenario, quirk: boolean): string | Json[] {
+    const rng = this.rng;
     let prompt: string | Json[] = rng.pick(s.prompts);
     if (!quirk && rng.bool(0.08)) {
       prompt = [
@@ -1138,7 +1219,7 @@ export class ClaudeSession {
         },
       ];
     }
-    return { prompt, steps };
+    return prompt;
   }
 
   private planVerify(): Plan {

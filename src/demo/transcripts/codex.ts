@@ -110,6 +110,10 @@ export function generateCodexTranscript(opts: CodexTranscriptOptions): string {
   return new CodexWriter(opts).run();
 }
 
+/** The developer message the CLI sends first (sandbox and approval policy). */
+const PERMISSIONS_TEXT =
+  '<permissions instructions>\nFilesystem sandboxing defines which files can be read or written. `sandbox_mode` is `workspace-write`: The sandbox permits reading files, and editing files in `cwd` and `writable_roots`. Editing files in other directories requires approval. Network access is restricted.\nApprovals are your mechanism to get user consent to run shell commands without the sandbox. `approval_policy` is `on-request`: Commands will be run in the sandbox by default, and you can specify in your tool call if you want to escalate a command to run without sandboxing.\n</permissions instructions>';
+
 class CodexWriter {
   private readonly rng: SeededRandom;
   private readonly o: Required<Omit<CodexTranscriptOptions, 'cliVersion'>> & { cliVersion: string };
@@ -521,16 +525,28 @@ class CodexWriter {
     this.cached = 0;
   }
 
-  /** Long as a script is: the session's events in the order they happen, one after another. */
+  /** The session's events in the order they happen. */
   run(): string {
     const o = this.o;
-    const rng = this.rng;
+    this.sessionMeta();
+    this.openingMessages();
+    const compactAt = o.compaction ? (o.turns >= 2 ? Math.floor(o.turns / 2) : 1) : -1;
+    for (let i = 0; i < o.turns; i++) {
+      if (i === compactAt) this.compacted();
+      this.turn(i);
+    }
+    if (compactAt === o.turns) this.compacted();
+    return this.lines.join('');
+  }
+
+  /** The first line: session_meta, or a legacy file's bare header and state line. */
+  private sessionMeta(): void {
+    const o = this.o;
     const git = {
-      commit_hash: hex(rng, 40),
+      commit_hash: hex(this.rng, 40),
       branch: 'main',
       repository_url: this.p.repoUrl,
     };
-    const agents = `<user_instructions>\n\n${this.p.instructions}\n</user_instructions>`;
     if (o.legacy) {
       this.stamp(0, 0);
       this.lines.push(
@@ -541,91 +557,96 @@ class CodexWriter {
         }) + '\n',
       );
       this.lines.push(JSON.stringify({ record_type: 'state' }) + '\n');
-    } else {
-      const ts = this.stamp(0, 0);
-      this.lines.push(
-        JSON.stringify({
-          timestamp: ts,
-          type: 'session_meta',
-          payload: {
-            id: o.sessionId,
-            timestamp: ts,
-            cwd: o.cwd,
-            originator: 'codex_cli_rs',
-            cli_version: o.cliVersion,
-            instructions: this.p.instructions,
-            source: 'cli',
-            model_provider: 'openai',
-            git,
-          },
-        }) + '\n',
-      );
+      return;
     }
+    const ts = this.stamp(0, 0);
+    this.lines.push(
+      JSON.stringify({
+        timestamp: ts,
+        type: 'session_meta',
+        payload: {
+          id: o.sessionId,
+          timestamp: ts,
+          cwd: o.cwd,
+          originator: 'codex_cli_rs',
+          cli_version: o.cliVersion,
+          instructions: this.p.instructions,
+          source: 'cli',
+          model_provider: 'openai',
+          git,
+        },
+      }) + '\n',
+    );
+  }
+
+  /** What the CLI tells the model before the first prompt: permissions, AGENTS.md, environment. */
+  private openingMessages(): void {
+    const o = this.o;
+    const agents = `<user_instructions>\n\n${this.p.instructions}\n</user_instructions>`;
     if (!o.legacy) {
-      this.userMessage(
-        '<permissions instructions>\nFilesystem sandboxing defines which files can be read or written. `sandbox_mode` is `workspace-write`: The sandbox permits reading files, and editing files in `cwd` and `writable_roots`. Editing files in other directories requires approval. Network access is restricted.\nApprovals are your mechanism to get user consent to run shell commands without the sandbox. `approval_policy` is `on-request`: Commands will be run in the sandbox by default, and you can specify in your tool call if you want to escalate a command to run without sandboxing.\n</permissions instructions>',
-        'developer',
-      );
+      this.userMessage(PERMISSIONS_TEXT, 'developer');
     }
     this.userMessage(agents);
     this.userMessage(
       `<environment_context>\n  <cwd>${o.cwd}</cwd>\n  <approval_policy>on-request</approval_policy>\n  <sandbox_mode>workspace-write</sandbox_mode>\n  <network_access>restricted</network_access>\n  <shell>bash</shell>\n</environment_context>`,
     );
-    const compactAt = o.compaction ? (o.turns >= 2 ? Math.floor(o.turns / 2) : 1) : -1;
-    for (let i = 0; i < o.turns; i++) {
-      if (i === compactAt) this.compacted();
-      const r = rng.next();
-      const plan =
-        i === 0 || r < 0.5
-          ? this.bugfix()
-          : r < 0.68
-            ? this.verify()
-            : r < 0.85
-              ? this.question()
-              : this.commit();
-      if (i > 0) this.ms += rng.bool(0.1) ? rng.int(360_000, 2_400_000) : rng.int(15_000, 200_000);
-      this.line(
-        'turn_context',
-        {
-          cwd: o.cwd,
-          approval_policy: 'on-request',
-          sandbox_policy: {
-            type: 'workspace-write',
-            network_access: false,
-            exclude_tmpdir_env_var: false,
-            exclude_slash_tmp: false,
-          },
-          model: o.model,
-          effort: 'medium',
-          summary: 'auto',
+  }
+
+  /** One user turn: a drawn kind of task, its turn_context and prompt, then its steps. */
+  private turn(i: number): void {
+    const o = this.o;
+    const rng = this.rng;
+    const r = rng.next();
+    const plan =
+      i === 0 || r < 0.5
+        ? this.bugfix()
+        : r < 0.68
+          ? this.verify()
+          : r < 0.85
+            ? this.question()
+            : this.commit();
+    if (i > 0) this.ms += rng.bool(0.1) ? rng.int(360_000, 2_400_000) : rng.int(15_000, 200_000);
+    this.line(
+      'turn_context',
+      {
+        cwd: o.cwd,
+        approval_policy: 'on-request',
+        sandbox_policy: {
+          type: 'workspace-write',
+          network_access: false,
+          exclude_tmpdir_env_var: false,
+          exclude_slash_tmp: false,
         },
-        1,
-        5,
-      );
-      this.userMessage(plan.prompt);
-      this.prompts.push(plan.prompt);
-      this.event({ type: 'user_message', message: plan.prompt, images: [] });
-      if (i === 0) this.tokenCount(null);
-      for (const step of plan.steps) {
-        let visible = '';
-        if (step.reasoning) {
-          this.reasoning(step.reasoning);
-          visible += step.reasoning;
-        }
-        if (step.preamble) {
-          this.assistantMessage(step.preamble);
-          visible += step.preamble;
-        }
-        if (step.final !== undefined) {
-          this.assistantMessage(step.final);
-          this.request(visible + step.final, step.reasoning !== undefined);
-        } else if (step.call) {
-          this.runCall(step.call, visible, step.reasoning !== undefined);
-        }
-      }
-      if (o.legacy) this.lines.push(JSON.stringify({ record_type: 'state' }) + '\n');
+        model: o.model,
+        effort: 'medium',
+        summary: 'auto',
+      },
+      1,
+      5,
+    );
+    this.userMessage(plan.prompt);
+    this.prompts.push(plan.prompt);
+    this.event({ type: 'user_message', message: plan.prompt, images: [] });
+    if (i === 0) this.tokenCount(null);
+    for (const step of plan.steps) this.step(step);
+    if (o.legacy) this.lines.push(JSON.stringify({ record_type: 'state' }) + '\n');
+  }
+
+  private step(step: CodexStep): void {
+    let visible = '';
+    if (step.reasoning) {
+      this.reasoning(step.reasoning);
+      visible += step.reasoning;
     }
-    if (compactAt === o.turns) this.compacted();
-    return this.lines.join('');
+    if (step.preamble) {
+      this.assistantMessage(step.preamble);
+      visible += step.preamble;
+    }
+    if (step.final !== undefined) {
+      this.assistantMessage(step.final);
+      this.request(visible + step.final, step.reasoning !== undefined);
+    } else if (step.call) {
+      this.runCall(step.call, visible, step.reasoning !== undefined);
+    }
   }
 }
