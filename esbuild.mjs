@@ -1,5 +1,8 @@
 // Builds the bundles of the extension:
 //   dist/extension.cjs    extension host (node, cjs, `vscode` external)
+//   dist/commands.cjs     bodies of the search, changes, export and session-action commands,
+//                         loaded when one first runs (src/commands/lazyBodies.ts)
+//   dist/sources.cjs, dist/mcpClient.cjs  backend adapters and the MCP SDK, loaded on first use
 //   dist/demo.cjs         the embedded reference backend, loaded lazily by "Open Demo"
 //   dist/webview/main.js  the webview app (browser, esm)
 //   dist/webview/hljs/*.js highlight.js languages, each loaded by the app when a code block first needs it
@@ -36,6 +39,27 @@ const priceData = {
   },
 };
 
+/**
+ * One `require('vscode')` per bundle: esbuild gives each importing file its own copy of
+ * the API object's properties (an accessor for each of several hundred names), which in a
+ * real extension host made most of the bundle's evaluation time. Every file imports this
+ * module instead, which re-exports the API once.
+ */
+const oneVscodeImport = {
+  name: 'one-vscode-import',
+  setup(build) {
+    build.onResolve({ filter: /^vscode$/ }, (args) =>
+      args.namespace === 'one-vscode-import'
+        ? { path: 'vscode', external: true }
+        : { path: 'vscode', namespace: 'one-vscode-import' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'one-vscode-import' }, () => ({
+      contents: "export * from 'vscode';",
+      loader: 'js',
+    }));
+  },
+};
+
 /** @type {esbuild.BuildOptions} */
 const common = {
   bundle: true,
@@ -62,9 +86,12 @@ const nodeBundle = (name, entry, extra = {}) => ({
 /** @type {Record<string, esbuild.BuildOptions>} */
 const builds = {
   extension: nodeBundle('extension', 'src/extension.ts', {
-    external: ['vscode'],
+    plugins: [...common.plugins, oneVscodeImport],
     // Marks when the bundle starts evaluating, so activation cost can be measured (ExtensionApi.timing).
     banner: { js: 'globalThis.__sessionInspectorLoadStart = performance.now();' },
+  }),
+  commands: nodeBundle('commands', 'src/commands/bodies/index.ts', {
+    plugins: [...common.plugins, oneVscodeImport],
   }),
   sources: nodeBundle('sources', 'src/sources/sourcesBundle.ts'),
   demo: nodeBundle('demo', 'src/demo/demoBundle.ts'),
@@ -149,7 +176,15 @@ async function writeMeta(name, result) {
 
 if (testsOnly) {
   // Rebuild the tests alone, e.g. against an existing production build of the extension.
-  for (const name of ['extension', 'sources', 'demo', 'mcpClient', 'webview', 'webviewLanguages'])
+  for (const name of [
+    'extension',
+    'commands',
+    'sources',
+    'demo',
+    'mcpClient',
+    'webview',
+    'webviewLanguages',
+  ])
     delete builds[name];
 }
 

@@ -32,8 +32,13 @@ import {
 } from './webview/dashboardPanel.ts';
 import { registerLocalUsageCommands } from './commands/localUsageCommands.ts';
 import { registerResumeCommands } from './commands/resumeCommands.ts';
-import { registerSearchCommands, SEARCH_VIEW } from './commands/searchCommands.ts';
-import { SearchResultsTree, type SearchNode } from './views/searchResultsTree.ts';
+import {
+  registerSearchCommands,
+  SEARCH_VIEW,
+  SearchResultsView,
+} from './commands/searchCommands.ts';
+import type { SearchNode } from './views/searchResultsTree.ts';
+import { loadCommandBodies } from './commands/lazyBodies.ts';
 import type { SearchSummary } from './sources/search/sessionSearch.ts';
 import { registerChangesCommands } from './commands/changesCommands.ts';
 import { registerExportCommands } from './commands/exportCommands.ts';
@@ -68,7 +73,7 @@ export interface ExtensionApi {
   statusBar: WaitingStatusBar;
   /** Search Sessions… results, and a promise for the search under way (tests). */
   search: {
-    tree: SearchResultsTree;
+    tree: SearchResultsView;
     view: vscode.TreeView<SearchNode>;
     idle: () => Promise<SearchSummary | undefined>;
   };
@@ -142,14 +147,17 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   });
   // Commands and views sit below the webview host: they get its opener, not the host.
   const openPanel = (session: SessionSummary) => panels.open(session);
-  const searchTree = new SearchResultsTree();
+  // Search, Show Changes, Export and the session actions: ids now, bodies on first use.
+  const bodies = () => loadCommandBodies(context.extensionPath);
+  const searchTree = new SearchResultsView();
   const searchView = vscode.window.createTreeView(SEARCH_VIEW, {
     treeDataProvider: searchTree,
     showCollapseAll: true,
   });
   const search = registerSearchCommands({
     store,
-    tree: searchTree,
+    results: searchTree,
+    bodies,
     view: searchView,
     memory: context.globalState,
     adapters: () => loadSourceAdapters(context.extensionPath),
@@ -253,17 +261,19 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     ...registerResumeCommands(store),
     ...registerChangesCommands({
       store,
+      bodies,
       adapters: () => loadSourceAdapters(context.extensionPath),
       storageDir: context.globalStorageUri.fsPath,
       log,
-    }).disposables,
+    }),
     ...registerExportCommands({
       store,
+      bodies,
       adapters: () => loadSourceAdapters(context.extensionPath),
       storageDir: context.globalStorageUri.fsPath,
       version: String(context.extension.packageJSON.version ?? '0.0.0'),
     }),
-    ...registerSessionActionCommands({ store, tree, archive }),
+    ...registerSessionActionCommands({ store, tree, archive, bodies }),
     tree.useArchive(archive),
     archive.onDidChange(() => {
       statusBar.update();
