@@ -177,40 +177,7 @@ export class SessionDetails extends LitElement {
     }
     if (!this.view)
       return html`<vscode-progress-ring aria-label=${l10n.t('Loading')}></vscode-progress-ring>`;
-    const { session, connectionLabel, cost, actions } = this.view;
-    const count = (n: number | undefined) => (n === undefined ? undefined : formatNumber(n));
-    const rows: [string, string | undefined][] = [
-      [
-        l10n.t('Status'),
-        `${statusLabel(session.status.status)}${session.status.outcome ? ` (${outcomeLabel(session.status.outcome)})` : ''}`,
-      ],
-      [l10n.t('Raw status'), session.status.raw || undefined],
-      [l10n.t('Harness'), session.harness],
-      [l10n.t('Model'), session.model],
-      [l10n.t('Repository'), session.repository],
-      [l10n.t('Branch'), session.branch],
-      [l10n.t('User'), session.user],
-      [l10n.t('Started'), when(session.startedAt)],
-      [l10n.t('Last activity'), when(session.lastActivityAt)],
-      [l10n.t('Ended'), when(session.endedAt)],
-      [l10n.t('Input tokens'), count(session.inputTokens)],
-      [l10n.t('Output tokens'), count(session.outputTokens)],
-      [l10n.t('Cache read tokens'), count(session.cacheReadTokens)],
-      [l10n.t('Cache write tokens'), count(session.cacheWriteTokens)],
-      [l10n.t('Estimated cost'), cost],
-      [
-        l10n.t('Context window'),
-        session.context
-          ? l10n.t(
-              '{0}% of {1} tokens',
-              Math.round((100 * session.context.used) / session.context.window),
-              formatNumber(session.context.window),
-            )
-          : undefined,
-      ],
-      ...(session.details ?? []),
-      [l10n.t('Session ID'), session.id],
-    ];
+    const { session, connectionLabel, actions } = this.view;
     return html`
       <h1 id="title">${session.label}</h1>
       <div class="subtitle">
@@ -225,7 +192,7 @@ export class SessionDetails extends LitElement {
         <vscode-tab-header slot="header">${l10n.t('Details')}</vscode-tab-header>
         <vscode-tab-panel>
           <dl aria-labelledby="title">
-            ${rows.map(([name, value]) =>
+            ${detailRows(this.view).map(([name, value]) =>
               value === undefined
                 ? nothing
                 : html`<dt>${name}</dt>
@@ -450,6 +417,43 @@ function renderTask(task: ManualTaskView) {
           </p>`
     }
   </div>`;
+}
+
+/** The Details tab's rows: name and value, undefined where the session does not say. */
+function detailRows({ session, cost }: SessionView): [string, string | undefined][] {
+  const count = (n: number | undefined) => (n === undefined ? undefined : formatNumber(n));
+  return [
+    [
+      l10n.t('Status'),
+      `${statusLabel(session.status.status)}${session.status.outcome ? ` (${outcomeLabel(session.status.outcome)})` : ''}`,
+    ],
+    [l10n.t('Raw status'), session.status.raw || undefined],
+    [l10n.t('Harness'), session.harness],
+    [l10n.t('Model'), session.model],
+    [l10n.t('Repository'), session.repository],
+    [l10n.t('Branch'), session.branch],
+    [l10n.t('User'), session.user],
+    [l10n.t('Started'), when(session.startedAt)],
+    [l10n.t('Last activity'), when(session.lastActivityAt)],
+    [l10n.t('Ended'), when(session.endedAt)],
+    [l10n.t('Input tokens'), count(session.inputTokens)],
+    [l10n.t('Output tokens'), count(session.outputTokens)],
+    [l10n.t('Cache read tokens'), count(session.cacheReadTokens)],
+    [l10n.t('Cache write tokens'), count(session.cacheWriteTokens)],
+    [l10n.t('Estimated cost'), cost],
+    [
+      l10n.t('Context window'),
+      session.context
+        ? l10n.t(
+            '{0}% of {1} tokens',
+            Math.round((100 * session.context.used) / session.context.window),
+            formatNumber(session.context.window),
+          )
+        : undefined,
+    ],
+    ...(session.details ?? []),
+    [l10n.t('Session ID'), session.id],
+  ];
 }
 
 customElements.define('session-details', SessionDetails);
