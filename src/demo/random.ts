@@ -47,3 +47,32 @@ export class SeededRandom {
     return new SeededRandom((this.state ^ h) >>> 0);
   }
 }
+
+/**
+ * Deals the items in rounds: each round is a fresh shuffle, drawn from `rng` when the
+ * round starts, so every item comes once before any comes again.
+ */
+export class ShuffledDeck<T> {
+  private readonly rng: SeededRandom;
+  private readonly items: readonly T[];
+  private order: number[] = [];
+  private pos = 0;
+
+  constructor(rng: SeededRandom, items: readonly T[]) {
+    this.rng = rng;
+    this.items = items;
+  }
+
+  next(): T {
+    if (this.pos >= this.order.length) {
+      const order = this.items.map((_, i) => i);
+      for (let i = order.length - 1; i > 0; i--) {
+        const j = this.rng.int(0, i);
+        [order[i], order[j]] = [order[j]!, order[i]!];
+      }
+      this.order = order;
+      this.pos = 0;
+    }
+    return this.items[this.order[this.pos++]!]!;
+  }
+}

@@ -183,7 +183,12 @@ function usageBreakdown(
 }
 
 function sessions(n: number | undefined): string {
-  return n === undefined ? 'sessions unknown' : `${formatCount(n)} session${n === 1 ? '' : 's'}`;
+  return counted(n, 'session');
+}
+
+/** "3 uses", "1 use", "uses unknown": a count and its noun, for a bar's text. */
+function counted(n: number | undefined, noun: string): string {
+  return n === undefined ? `${noun}s unknown` : `${formatCount(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function toolBreakdown(rows: ToolUseRow[]): BreakdownView {
@@ -197,10 +202,7 @@ function toolBreakdown(rows: ToolUseRow[]): BreakdownView {
       .map((r) => ({
         label: r.tool || '(none)',
         value: drawn(r.useCount),
-        valueText:
-          r.useCount === undefined
-            ? 'uses unknown'
-            : `${formatCount(r.useCount)} use${r.useCount === 1 ? '' : 's'}`,
+        valueText: counted(r.useCount, 'use'),
         cells: [formatCount(r.useCount), formatCount(r.sessionCount)],
       }))
       .sort(byValue),
@@ -218,10 +220,7 @@ function agentTypeBreakdown(rows: AgentTypeRow[]): BreakdownView {
       .map((r) => ({
         label: r.agentType || '(none)',
         value: drawn(r.agentCount),
-        valueText:
-          r.agentCount === undefined
-            ? 'agents unknown'
-            : `${formatCount(r.agentCount)} agent${r.agentCount === 1 ? '' : 's'}`,
+        valueText: counted(r.agentCount, 'agent'),
         cells: [formatCount(r.agentCount), formatCount(r.sessionCount)],
       }))
       .sort(byValue),

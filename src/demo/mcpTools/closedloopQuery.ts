@@ -38,6 +38,19 @@ export function isIdle(session: ClosedloopSession): boolean {
   );
 }
 
+/** Offset paging of a list tool: `limit` (1 up to `max`) and `offset`. */
+export function pagingShape(noun: string, max: number) {
+  return {
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(`Maximum ${noun} to return (at most ${max})`),
+    offset: z.number().int().min(0).optional(),
+  };
+}
+
 export const sharedFilterShape = {
   startDate: z.string().optional().describe('ISO 8601 date or timestamp (on or after)'),
   endDate: z.string().optional().describe('ISO 8601 date or timestamp (on or before)'),

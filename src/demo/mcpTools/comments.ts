@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { findSessionById, monitoringError } from './closedloopQuery.ts';
+import { findSessionById, monitoringError, pagingShape } from './closedloopQuery.ts';
 import type { ToolContext } from './context.ts';
 import { errorResult, isUuid, okResult, READ_ONLY } from './results.ts';
 
@@ -33,13 +33,7 @@ export function registerComments(server: McpServer, ctx: ToolContext): void {
           .optional()
           .describe('Optional UUID for desktop-local session resolution'),
         status: z.enum(['OPEN', 'RESOLVED']).optional(),
-        limit: z
-          .number()
-          .int()
-          .min(1)
-          .optional()
-          .describe(`Maximum comments to return (at most ${MAX_COMMENTS_LIMIT})`),
-        offset: z.number().int().min(0).optional(),
+        ...pagingShape('comments', MAX_COMMENTS_LIMIT),
       }),
       annotations: READ_ONLY,
     },

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import {
   applySharedFilters,
+  pagingShape,
   sessionRow,
   sharedFilterShape,
   STATUS_FILTERS,
@@ -19,13 +20,7 @@ const inputSchema = z.object({
     .optional()
     .describe('"inactive" covers finished (non-failed) runs; compared with the stored status'),
   userId: z.string().optional().describe("UUID — filter to a single user's sessions"),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`Maximum sessions to return (at most ${MAX_LIST_LIMIT})`),
-  offset: z.number().int().min(0).optional(),
+  ...pagingShape('sessions', MAX_LIST_LIMIT),
 });
 
 export function registerListAgentSessions(server: McpServer, ctx: ToolContext): void {

@@ -5,7 +5,7 @@
  * subagents with `agent_progress` copies in the parent, file-history snapshots, summary,
  * turn_duration/local_command system lines and optional compaction.
  */
-import { SeededRandom } from '../random.ts';
+import { SeededRandom, ShuffledDeck } from '../random.ts';
 import {
   COMMIT_PROMPTS,
   COMPACT_ANALYSIS,
@@ -217,8 +217,7 @@ export class ClaudeSession {
   compactions = 0;
   private ms: number;
   private started = false;
-  private scenarioOrder: number[] = [];
-  private scenarioPos = 0;
+  private readonly scenarios: ShuffledDeck<Scenario>;
   private current: Scenario;
   private currentTestFile: string;
   /** Test files that gained regression tests, by scenario. */
@@ -249,6 +248,7 @@ export class ClaudeSession {
     this.rng = new SeededRandom(opts.seed);
     this.ms = startMs;
     this.project = pickProject(this.rng, this.o.cwd);
+    this.scenarios = new ShuffledDeck(this.rng, this.project.scenarios);
     const system = this.rng.int(15_000, 21_000);
     this.main = new Sink(false, undefined, opts.model, {
       context: system,
@@ -258,7 +258,7 @@ export class ClaudeSession {
       ttlMs: this.rng.bool(0.3) ? 3_600_000 : 300_000,
       lastMs: 0,
     });
-    this.current = this.nextScenario();
+    this.current = this.scenarios.next();
     this.currentTestFile = this.current.testFile;
   }
 
@@ -984,20 +984,6 @@ export class ClaudeSession {
 
   // ------------------------------------------------------------------ turn plans
 
-  private nextScenario(): Scenario {
-    const list = this.project.scenarios;
-    if (this.scenarioPos >= this.scenarioOrder.length) {
-      const order = list.map((_, i) => i);
-      for (let i = order.length - 1; i > 0; i--) {
-        const j = this.rng.int(0, i);
-        [order[i], order[j]] = [order[j]!, order[i]!];
-      }
-      this.scenarioOrder = order;
-      this.scenarioPos = 0;
-    }
-    return list[this.scenarioOrder[this.scenarioPos++]!]!;
-  }
-
   private t(pool: readonly ((s: Scenario, p: Project) => string)[], s = this.current): string {
     return this.rng.pick(pool)(s, this.project);
   }
@@ -1006,7 +992,7 @@ export class ClaudeSession {
   private planBugfix(tasks: number, quirk: boolean): Plan {
     const rng = this.rng;
     const p = this.project;
-    const s = (this.current = this.nextScenario());
+    const s = (this.current = this.scenarios.next());
     const original = fileContent(p, s.file);
     const showcase = this.o.editsThreeFiles && this.turnIndex === 1; // the first turn (counted already)
     const test = this.regressionTest(s, showcase);

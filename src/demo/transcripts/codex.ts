@@ -11,7 +11,7 @@
  * `{id, timestamp, instructions}`, then bare response items, with `{"record_type":"state"}`
  * markers after the header and after each turn.
  */
-import { SeededRandom } from '../random.ts';
+import { SeededRandom, ShuffledDeck } from '../random.ts';
 import {
   pickProject,
   QUESTIONS,
@@ -134,8 +134,7 @@ class CodexWriter {
   private secondary: number;
   private readonly contextWindow: number;
   private current: Scenario;
-  private order: number[] = [];
-  private pos = 0;
+  private readonly scenarios: ShuffledDeck<Scenario>;
   private readonly prompts: string[] = [];
 
   constructor(opts: CodexTranscriptOptions) {
@@ -155,11 +154,12 @@ class CodexWriter {
     this.ms = startMs;
     this.rng = new SeededRandom(opts.seed ^ 0xc0de);
     this.p = pickProject(this.rng, this.o.cwd);
+    this.scenarios = new ShuffledDeck(this.rng, this.p.scenarios);
     this.context = this.rng.int(9_000, 14_000);
     this.primary = this.rng.int(0, 35);
     this.secondary = this.rng.int(0, 20);
     this.contextWindow = 272_000;
-    this.current = this.nextScenario();
+    this.current = this.scenarios.next();
   }
 
   // ------------------------------------------------------------------ writing
@@ -341,25 +341,11 @@ class CodexWriter {
 
   // ------------------------------------------------------------------ turns
 
-  private nextScenario(): Scenario {
-    const list = this.p.scenarios;
-    if (this.pos >= this.order.length) {
-      const order = list.map((_, i) => i);
-      for (let i = order.length - 1; i > 0; i--) {
-        const j = this.rng.int(0, i);
-        [order[i], order[j]] = [order[j]!, order[i]!];
-      }
-      this.order = order;
-      this.pos = 0;
-    }
-    return list[this.order[this.pos++]!]!;
-  }
-
   /** Long as a script is: the bug-fix scenario's steps in the order the agent takes them. */
   private bugfix(): { prompt: string; steps: CodexStep[] } {
     const rng = this.rng;
     const p = this.p;
-    const s = (this.current = this.nextScenario());
+    const s = (this.current = this.scenarios.next());
     const pick = <T>(a: readonly ((s: Scenario) => T)[]) => rng.pick(a)(s);
     const src = fileContent(p, s.file);
     const testContent = patchedTest(p, s);
