@@ -84,7 +84,7 @@ const nodeBundle = (name, entry, extra = {}) => ({
 });
 
 /** @type {Record<string, esbuild.BuildOptions>} */
-const builds = {
+export const builds = {
   extension: nodeBundle('extension', 'src/extension.ts', {
     plugins: [...common.plugins, oneVscodeImport],
     // Marks when the bundle starts evaluating, so activation cost can be measured (ExtensionApi.timing).
@@ -174,41 +174,44 @@ async function writeMeta(name, result) {
   await writeFile(`dist/meta/${name}.json`, JSON.stringify(result.metafile));
 }
 
-if (testsOnly) {
-  // Rebuild the tests alone, e.g. against an existing production build of the extension.
-  for (const name of [
-    'extension',
-    'commands',
-    'sources',
-    'demo',
-    'mcpClient',
-    'webview',
-    'webviewLanguages',
-  ])
-    delete builds[name];
-}
-
-if (watch) {
-  await copyCodicons();
-  for (const [name, options] of Object.entries(builds)) {
-    const ctx = await esbuild.context({
-      ...options,
-      plugins: [
-        ...(options.plugins ?? []),
-        { name: 'meta', setup: (b) => b.onEnd((r) => r.metafile && writeMeta(name, r)) },
-      ],
-    });
-    await ctx.watch();
+// Imported (test/unit/bundles.test.ts reads `builds`), it builds nothing.
+if (import.meta.main) {
+  if (testsOnly) {
+    // Rebuild the tests alone, e.g. against an existing production build of the extension.
+    for (const name of [
+      'extension',
+      'commands',
+      'sources',
+      'demo',
+      'mcpClient',
+      'webview',
+      'webviewLanguages',
+    ])
+      delete builds[name];
   }
-  console.log('watching for changes…');
-} else {
-  // A production build starts clean, so no development source map ships.
-  if (production) await rm('dist', { recursive: true, force: true });
-  if (!testsOnly) await copyCodicons();
-  await Promise.all(
-    Object.entries(builds).map(async ([name, options]) =>
-      writeMeta(name, await esbuild.build(options)),
-    ),
-  );
-  console.log(`built ${Object.keys(builds).join(', ')}${production ? ' (production)' : ''}`);
+
+  if (watch) {
+    await copyCodicons();
+    for (const [name, options] of Object.entries(builds)) {
+      const ctx = await esbuild.context({
+        ...options,
+        plugins: [
+          ...(options.plugins ?? []),
+          { name: 'meta', setup: (b) => b.onEnd((r) => r.metafile && writeMeta(name, r)) },
+        ],
+      });
+      await ctx.watch();
+    }
+    console.log('watching for changes…');
+  } else {
+    // A production build starts clean, so no development source map ships.
+    if (production) await rm('dist', { recursive: true, force: true });
+    if (!testsOnly) await copyCodicons();
+    await Promise.all(
+      Object.entries(builds).map(async ([name, options]) =>
+        writeMeta(name, await esbuild.build(options)),
+      ),
+    );
+    console.log(`built ${Object.keys(builds).join(', ')}${production ? ' (production)' : ''}`);
+  }
 }

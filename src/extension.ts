@@ -53,6 +53,7 @@ import { LiveLocalSessions } from './services/liveLocalSessions.ts';
 import { countWaiting } from './domain/waitingCount.ts';
 import { archivedNote, waitingLabel } from './views/waitingLabel.ts';
 import { migrateLegacyState, type MigrationReport } from './config/legacyMigration.ts';
+import type { Logger } from './util/logger.ts';
 
 /**
  * Composition root: builds the parts and wires them. No network I/O happens here; the
@@ -98,33 +99,15 @@ const loadStarted = (globalThis as { __sessionInspectorLoadStart?: number })
   .__sessionInspectorLoadStart;
 const loadFinished = performance.now();
 
+// Longer than other functions on purpose: the composition root lists what is built and
+// registered in one place, read top to bottom; parts with logic of their own are below.
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const activateStarted = performance.now();
   const channel = vscode.window.createOutputChannel('Session Inspector', { log: true });
   const log = createRedactingLogger(channel);
   const registry = new ConnectionRegistry();
   const tokens = new TokenStore(context.secrets);
-  const createSource = createSourceFactory({
-    tokens,
-    log,
-    extensionPath: context.extensionPath,
-    version: String(context.extension.packageJSON.version ?? '0.0.0'),
-    timeoutMs: () =>
-      vscode.workspace.getConfiguration('sessionInspector').get('requestTimeoutSeconds', 20) * 1000,
-    localPrices: readLocalPrices,
-    localFolders: readLocalFolders,
-    onPriceProblems: (lines) => void warnPriceProblems(lines),
-    storageDir: context.globalStorageUri.fsPath,
-  });
-  const store = new SessionStore({
-    createSource,
-    log,
-    pageSize: () => vscode.workspace.getConfiguration('sessionInspector').get('pageSize', 100),
-    filters: {
-      get: (id) => context.globalState.get<SessionFilters>(`filters/${id}`),
-      set: (id, filters) => context.globalState.update(`filters/${id}`, filters),
-    },
-  });
+  const { createSource, store } = createStore(context, tokens, log);
   const tree = new SessionsTreeProvider(store, {
     global: context.globalState,
     workspace: context.workspaceState,
@@ -147,24 +130,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   });
   // Commands and views sit below the webview host: they get its opener, not the host.
   const openPanel = (session: SessionSummary) => panels.open(session);
-  // Search, Show Changes, Export and the session actions: ids now, bodies on first use.
-  const bodies = () => loadCommandBodies(context.extensionPath);
-  const searchTree = new SearchResultsView();
-  const searchView = vscode.window.createTreeView(SEARCH_VIEW, {
-    treeDataProvider: searchTree,
-    showCollapseAll: true,
-  });
-  const search = registerSearchCommands({
-    store,
-    results: searchTree,
-    bodies,
-    view: searchView,
-    memory: context.globalState,
-    adapters: () => loadSourceAdapters(context.extensionPath),
-    storageDir: context.globalStorageUri.fsPath,
-    log,
-    openMatch: (match) => panels.openAt(match.session, match),
-  });
+  const search = createSearch(context, store, log, panels);
   const completions = new CompletionService({
     store,
     intents: new IntentStore(context.globalState),
@@ -177,7 +143,6 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     adapters: () => loadSourceAdapters(context.extensionPath),
     log,
   });
-
   const syncConnections = () => {
     const all = registry.all();
     store.setConnections(all);
@@ -187,40 +152,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
       all.length > 0,
     );
   };
-  const updateView = () => {
-    // The same number and words as the status bar (countWaiting, waitingLabel).
-    const count = countWaiting(store.waiting());
-    view.badge = count.total
-      ? {
-          value: count.total,
-          tooltip: [waitingLabel(count, store.waitingIncomplete()), archivedNote(store)]
-            .filter(Boolean)
-            .join(' '),
-        }
-      : undefined;
-    view.description = tree.describe();
-  };
-  const setting = <T>(key: string, fallback: T) =>
-    vscode.workspace.getConfiguration('sessionInspector').get<T>(key, fallback);
-  const everyConnection = (refresh: (id: string) => Promise<void>) => async () => {
-    await Promise.all(store.connections().map((c) => refresh(c.config.id)));
-    return store.connections().every((c) => !c.error);
-  };
-  // While the view is visible: full refreshes at the user's interval.
-  const poller = new Poller(
-    everyConnection((id) => store.refresh(id)),
-    () => setting('pollIntervalSeconds', 60) * 1000,
-  );
-  // While it is hidden (or was never opened): only what the waiting count needs, slowly,
-  // so the status bar and the notification still tell the user when an agent needs them.
-  const backgroundPoller = new Poller(
-    everyConnection((id) => store.refreshWaiting(id)),
-    () => setting('backgroundPollIntervalSeconds', 180) * 1000,
-  );
-  const followVisibility = (visible: boolean, firstDelayMs?: number) => {
-    poller.setActive(visible);
-    backgroundPoller.setActive(!visible, firstDelayMs);
-  };
+  const polling = createPolling(store);
 
   context.subscriptions.push(
     channel,
@@ -234,17 +166,9 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     new LiveLocalSessions(store, log),
     { dispose: () => store.dispose() },
     registry.onDidChange(syncConnections),
-    store.onDidChange(updateView),
-    tree.onDidChangeTreeData(updateView),
-    poller,
-    backgroundPoller,
-    view.onDidChangeVisibility((e) => followVisibility(e.visible)),
-    // A changed interval applies now, not after the interval that was already scheduled.
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('sessionInspector.pollIntervalSeconds')) poller.restart();
-      if (e.affectsConfiguration('sessionInspector.backgroundPollIntervalSeconds'))
-        backgroundPoller.restart();
-    }),
+    ...showWaitingOnView({ store, tree, view, archive, statusBar }),
+    ...polling.disposables,
+    view.onDidChangeVisibility((e) => polling.followVisibility(e.visible)),
     store.onDidStartWaiting((sessions) => notifyWaiting(sessions, openPanel)),
     ...registerFilterCommands(store, tree),
     ...registerSteeringCommands({ store, completions }),
@@ -255,30 +179,10 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     ...registerDemoCommands({ demo, registry, tokens, memory: context.globalState }),
     ...registerWaitingCommands(store, view),
     ...registerSessionCommands(store, openPanel),
-    searchTree,
-    searchView,
     ...search.disposables,
     ...registerResumeCommands(store),
-    ...registerChangesCommands({
-      store,
-      bodies,
-      adapters: () => loadSourceAdapters(context.extensionPath),
-      storageDir: context.globalStorageUri.fsPath,
-      log,
-    }),
-    ...registerExportCommands({
-      store,
-      bodies,
-      adapters: () => loadSourceAdapters(context.extensionPath),
-      storageDir: context.globalStorageUri.fsPath,
-      version: String(context.extension.packageJSON.version ?? '0.0.0'),
-    }),
-    ...registerSessionActionCommands({ store, tree, archive, bodies }),
+    ...registerLazyCommands(context, { store, tree, archive, log }),
     tree.useArchive(archive),
-    archive.onDidChange(() => {
-      statusBar.update();
-      updateView();
-    }),
     ...registerLocalUsageCommands(store, (connectionId) =>
       vscode.commands.executeCommand(DASHBOARD_COMMAND, connectionId),
     ),
@@ -289,29 +193,16 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
           void store.reconnect(c.config.id);
     }),
   );
-  const migrateLegacy = () =>
-    migrateLegacyState({
-      secrets: context.secrets,
-      newTokenKey: TokenStore.key,
-      memory: context.globalState,
-      log,
-    }).catch((error: unknown): MigrationReport => {
-      log.warn(`moving old settings failed: ${(error as Error).message}`);
-      return { settings: [], tokens: 0, movedTokenConnections: [], dropped: [] };
-    });
-  syncConnections();
-  void applyDevConnection(registry, tokens, log);
-  applyDevLocalConnection(registry);
-  // Intents left unanswered by a reload or a crash are offered, never dropped or re-sent silently.
-  void offerUnfinished({ store, completions });
-  // Moved settings arrive as configuration changes (the registry re-syncs); a connection
-  // that loaded before its token moved reconnects with it instead of asking for a sign-in.
-  const migration = migrateLegacy();
-  void migration.then((report) => {
-    for (const id of report.movedTokenConnections) void store.reconnect(id);
+  const { migration, migrateLegacy } = startUp(context, {
+    registry,
+    tokens,
+    store,
+    completions,
+    log,
+    syncConnections,
     // Activation comes with onStartupFinished (the workbench is restored): the first
     // background load follows shortly, loading the sources bundle only if connections exist.
-    followVisibility(view.visible, BACKGROUND_FIRST_DELAY_MS);
+    firstLoad: () => polling.followVisibility(view.visible, BACKGROUND_FIRST_DELAY_MS),
   });
   const timing = {
     evaluateMs: loadStarted === undefined ? undefined : loadFinished - loadStarted,
@@ -332,9 +223,194 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     migrateLegacy,
     secrets: context.secrets,
     globalStorageUri: context.globalStorageUri,
-    search: { tree: searchTree, view: searchView, idle: search.idle },
+    search: { tree: search.tree, view: search.view, idle: search.idle },
     timing,
   };
+}
+
+/**
+ * After everything is registered: the connections, the development ones, unanswered
+ * intents, the move of old settings, then the first load.
+ */
+function startUp(
+  context: vscode.ExtensionContext,
+  parts: {
+    registry: ConnectionRegistry;
+    tokens: TokenStore;
+    store: SessionStore;
+    completions: CompletionService;
+    log: Logger;
+    syncConnections: () => void;
+    firstLoad: () => void;
+  },
+): { migration: Promise<MigrationReport>; migrateLegacy: () => Promise<MigrationReport> } {
+  const { registry, tokens, store, completions, log } = parts;
+  const migrateLegacy = () =>
+    migrateLegacyState({
+      secrets: context.secrets,
+      newTokenKey: TokenStore.key,
+      memory: context.globalState,
+      log,
+    }).catch((error: unknown): MigrationReport => {
+      log.warn(`moving old settings failed: ${(error as Error).message}`);
+      return { settings: [], tokens: 0, movedTokenConnections: [], dropped: [] };
+    });
+  parts.syncConnections();
+  void applyDevConnection(registry, tokens, log);
+  applyDevLocalConnection(registry);
+  // Intents left unanswered by a reload or a crash are offered, never dropped or re-sent silently.
+  void offerUnfinished({ store, completions });
+  // Moved settings arrive as configuration changes (the registry re-syncs); a connection
+  // that loaded before its token moved reconnects with it instead of asking for a sign-in.
+  const migration = migrateLegacy();
+  void migration.then((report) => {
+    for (const id of report.movedTokenConnections) void store.reconnect(id);
+    parts.firstLoad();
+  });
+  return { migration, migrateLegacy };
+}
+
+/** The sessions store and the factory that builds each connection's source. */
+function createStore(context: vscode.ExtensionContext, tokens: TokenStore, log: Logger) {
+  const createSource = createSourceFactory({
+    tokens,
+    log,
+    extensionPath: context.extensionPath,
+    version: String(context.extension.packageJSON.version ?? '0.0.0'),
+    timeoutMs: () =>
+      vscode.workspace.getConfiguration('sessionInspector').get('requestTimeoutSeconds', 20) * 1000,
+    localPrices: readLocalPrices,
+    localFolders: readLocalFolders,
+    onPriceProblems: (lines) => void warnPriceProblems(lines),
+    storageDir: context.globalStorageUri.fsPath,
+  });
+  const store = new SessionStore({
+    createSource,
+    log,
+    pageSize: () => vscode.workspace.getConfiguration('sessionInspector').get('pageSize', 100),
+    filters: {
+      get: (id) => context.globalState.get<SessionFilters>(`filters/${id}`),
+      set: (id, filters) => context.globalState.update(`filters/${id}`, filters),
+    },
+  });
+  return { createSource, store };
+}
+
+/** The Search Results view and the search commands (their bodies load on first use). */
+function createSearch(
+  context: vscode.ExtensionContext,
+  store: SessionStore,
+  log: Logger,
+  panels: SessionPanels,
+) {
+  const tree = new SearchResultsView();
+  const view = vscode.window.createTreeView(SEARCH_VIEW, {
+    treeDataProvider: tree,
+    showCollapseAll: true,
+  });
+  const { disposables, idle } = registerSearchCommands({
+    store,
+    results: tree,
+    bodies: () => loadCommandBodies(context.extensionPath),
+    view,
+    memory: context.globalState,
+    adapters: () => loadSourceAdapters(context.extensionPath),
+    storageDir: context.globalStorageUri.fsPath,
+    log,
+    openMatch: (match) => panels.openAt(match.session, match),
+  });
+  return { tree, view, idle, disposables: [tree, view, ...disposables] };
+}
+
+/** Show Changes, Export and the session actions: their ids now, their bodies on first use. */
+function registerLazyCommands(
+  context: vscode.ExtensionContext,
+  parts: { store: SessionStore; tree: SessionsTreeProvider; archive: ArchiveStore; log: Logger },
+): vscode.Disposable[] {
+  const { store, tree, archive, log } = parts;
+  const bodies = () => loadCommandBodies(context.extensionPath);
+  const adapters = () => loadSourceAdapters(context.extensionPath);
+  const storageDir = context.globalStorageUri.fsPath;
+  return [
+    ...registerChangesCommands({ store, bodies, adapters, storageDir, log }),
+    ...registerExportCommands({
+      store,
+      bodies,
+      adapters,
+      storageDir,
+      version: String(context.extension.packageJSON.version ?? '0.0.0'),
+    }),
+    ...registerSessionActionCommands({ store, tree, archive, bodies }),
+  ];
+}
+
+/** The Sessions view's badge (the waiting count) and description, kept current. */
+function showWaitingOnView(parts: {
+  store: SessionStore;
+  tree: SessionsTreeProvider;
+  view: vscode.TreeView<TreeNode>;
+  archive: ArchiveStore;
+  statusBar: WaitingStatusBar;
+}): vscode.Disposable[] {
+  const { store, tree, view, archive, statusBar } = parts;
+  const updateView = () => {
+    // The same number and words as the status bar (countWaiting, waitingLabel).
+    const count = countWaiting(store.waiting());
+    view.badge = count.total
+      ? {
+          value: count.total,
+          tooltip: [waitingLabel(count, store.waitingIncomplete()), archivedNote(store)]
+            .filter(Boolean)
+            .join(' '),
+        }
+      : undefined;
+    view.description = tree.describe();
+  };
+  return [
+    store.onDidChange(updateView),
+    tree.onDidChangeTreeData(updateView),
+    archive.onDidChange(() => {
+      statusBar.update();
+      updateView();
+    }),
+  ];
+}
+
+/**
+ * Full refreshes at the user's interval while the Sessions view is visible; while it is
+ * hidden (or was never opened) only what the waiting count needs, slowly, so the status bar
+ * and the notification still tell the user when an agent needs them.
+ */
+function createPolling(store: SessionStore) {
+  const setting = <T>(key: string, fallback: T) =>
+    vscode.workspace.getConfiguration('sessionInspector').get<T>(key, fallback);
+  const everyConnection = (refresh: (id: string) => Promise<void>) => async () => {
+    await Promise.all(store.connections().map((c) => refresh(c.config.id)));
+    return store.connections().every((c) => !c.error);
+  };
+  const poller = new Poller(
+    everyConnection((id) => store.refresh(id)),
+    () => setting('pollIntervalSeconds', 60) * 1000,
+  );
+  const backgroundPoller = new Poller(
+    everyConnection((id) => store.refreshWaiting(id)),
+    () => setting('backgroundPollIntervalSeconds', 180) * 1000,
+  );
+  const followVisibility = (visible: boolean, firstDelayMs?: number) => {
+    poller.setActive(visible);
+    backgroundPoller.setActive(!visible, firstDelayMs);
+  };
+  const disposables = [
+    poller,
+    backgroundPoller,
+    // A changed interval applies now, not after the interval that was already scheduled.
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('sessionInspector.pollIntervalSeconds')) poller.restart();
+      if (e.affectsConfiguration('sessionInspector.backgroundPollIntervalSeconds'))
+        backgroundPoller.restart();
+    }),
+  ];
+  return { disposables, followVisibility };
 }
 
 export function deactivate(): void {
