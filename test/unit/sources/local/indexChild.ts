@@ -5,9 +5,15 @@
  *   a LocalIndex that persists to <store>, sends its scan counters and exits.
  * - `writer <store> <entries>`: saves a large synthetic index over and over, sending
  *   "saved" after each, until it is killed.
+ * - `saver <store> <claudeDir> <codexHome> <file>`: a window as the extension host runs
+ *   it: opens (from the index when there is one), then over and over appends a response
+ *   to <file>, refreshes and saves the index the way LocalIndex does, sending "saved"
+ *   after each, until it is killed.
  */
+import { appendFile } from 'node:fs/promises';
 import { LocalIndex } from '../../../../src/sources/local/localIndex.ts';
 import { PersistedIndex } from '../../../../src/sources/local/persistedIndex.ts';
+import { assistant, jsonl, usage } from './fixtures.ts';
 import { syntheticIndex } from './indexFixtures.ts';
 
 const [role, store, a, b] = process.argv.slice(2);
@@ -35,6 +41,22 @@ if (role === 'window') {
   const index = new PersistedIndex({ dir: store!, version: 'test' }, ['synthetic']);
   for (let round = 0; ; round++) {
     await index.save(files);
+    send({ saved: round });
+  }
+} else if (role === 'saver') {
+  const file = process.argv[6]!;
+  const index = new LocalIndex({
+    claudeConfigDirs: [a!],
+    codexHome: b!,
+    persist: { dir: store!, version: 'test' },
+  });
+  await index.refresh();
+  await index.saveIndex();
+  for (let round = 0; ; round++) {
+    const id = `msg_saver_${process.pid}_${round}`;
+    await appendFile(file, jsonl(assistant({ id, requestId: id, usage: usage(3, round) })));
+    await index.refresh();
+    await index.saveIndex();
     send({ saved: round });
   }
 }
