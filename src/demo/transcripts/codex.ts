@@ -341,23 +341,43 @@ class CodexWriter {
 
   // ------------------------------------------------------------------ turns
 
-  /** Long as a script is: the bug-fix scenario's steps in the order the agent takes them. */
+  /** The bug-fix scenario's steps in the order the agent takes them. */
   private bugfix(): { prompt: string; steps: CodexStep[] } {
     const rng = this.rng;
     const p = this.p;
     const s = (this.current = this.scenarios.next());
-    const pick = <T>(a: readonly ((s: Scenario) => T)[]) => rng.pick(a)(s);
-    const src = fileContent(p, s.file);
     const testContent = patchedTest(p, s);
     const tests = countTests(p, testContent);
-    const needle = s.symbol.includes('.') ? s.symbol.split('.').pop()! : s.symbol;
-    const dirs = p.lang === 'ts' ? 'src test' : 'ledger tests';
     const planSteps = ['Reproduce with a regression test', `Fix ${s.symbol}`, 'Run tests'];
     const steps: CodexStep[] = [];
     const usePlan = rng.bool(0.35);
     if (usePlan) steps.push({ call: this.plan(planSteps, 0) });
+    steps.push(...this.bugfixReading(s));
+    steps.push(...this.bugfixReproduce(s, testContent));
+    if (usePlan) steps.push({ call: this.plan(planSteps, 1) });
+    steps.push(...this.bugfixFix(s, tests));
+    if (usePlan) steps.push({ call: this.plan(planSteps, 3) });
+    const callers = grepFiles(p, s.symbol).filter((f) => f !== s.file && !/test/.test(f));
     steps.push({
-      reasoning: pick(REASON_SEARCH),
+      final: `${s.title}.\n\n- Cause: ${s.cause}\n- Fix: ${s.fixDescription} (\`${s.file}\`).\n- Test: added \`${s.testName.split(' > ').pop()}\` to \`${s.testFile}\`; it failed before the fix and passes now (${tests} tests in the file).${callers.length ? `\n\nCallers (${callers.join(', ')}) need no changes.` : ''}\n\nRun \`${p.fullTestCommand}\` if you'd like the full suite.`,
+    });
+    return { prompt: rng.pick(s.prompts), steps };
+  }
+
+  private pickFor<T>(s: Scenario, pool: readonly ((s: Scenario) => T)[]): T {
+    return this.rng.pick(pool)(s);
+  }
+
+  /** A search for the symbol, then the source file and its test read whole. */
+  private bugfixReading(s: Scenario): CodexStep[] {
+    const rng = this.rng;
+    const p = this.p;
+    const src = fileContent(p, s.file);
+    const needle = s.symbol.includes('.') ? s.symbol.split('.').pop()! : s.symbol;
+    const dirs = p.lang === 'ts' ? 'src test' : 'ledger tests';
+    const steps: CodexStep[] = [];
+    steps.push({
+      reasoning: this.pickFor(s, REASON_SEARCH),
       preamble: rng.bool(0.5) ? `I'll look for \`${needle}\` first.` : undefined,
       call: this.shell(`rg -n "${needle}" ${dirs}`, () =>
         grep(p, s.symbol)
@@ -367,7 +387,7 @@ class CodexWriter {
     });
     const n = linesOf(src).length;
     steps.push({
-      reasoning: pick(REASON_READ),
+      reasoning: this.pickFor(s, REASON_READ),
       call: rng.bool(0.5)
         ? this.shell(`sed -n '1,${Math.max(120, n)}p' ${s.file}`, () => src)
         : this.shell(`nl -ba ${s.file} | sed -n '1,${Math.max(120, n)}p'`, () =>
@@ -377,59 +397,69 @@ class CodexWriter {
     steps.push({
       call: this.shell(`sed -n '1,200p' ${s.testFile}`, () => fileContent(p, s.testFile)),
     });
-    steps.push({
-      reasoning: pick(REASON_CAUSE),
-      call: this.patch(
-        s.testFile,
-        [
-          ...s.testAnchor.split('\n').map((l) => ` ${l}`),
-          ...s.regressionTest
-            .split('\n')
-            .slice(1)
-            .map((l) => `+${l}`),
-        ].join('\n'),
-      ),
-    });
+    return steps;
+  }
+
+  /** The regression test patched in, and its failing run. */
+  private bugfixReproduce(s: Scenario, testContent: string): CodexStep[] {
+    const p = this.p;
     const t0 = () => this.ms;
-    steps.push({
-      call: this.shell(
-        p.testCommand(s.testFile),
-        () => failingTestOutput(p, s, s.testFile, testContent, this.o.cwd, t0(), rng),
-        1,
-        [0.8, 6],
-      ),
-    });
-    if (usePlan) steps.push({ call: this.plan(planSteps, 1) });
-    steps.push({
-      reasoning: pick(REASON_FIX),
-      call: this.patch(
-        s.file,
-        [
-          ...s.fix.old.split('\n').map((l) => `-${l}`),
-          ...s.fix.new.split('\n').map((l) => `+${l}`),
-        ].join('\n'),
-      ),
-    });
-    steps.push({
-      reasoning: pick(REASON_VERIFY),
-      call: this.shell(
-        p.testCommand(s.testFile),
-        () => passingTestOutput(p, [{ file: s.testFile, tests }], this.o.cwd, this.ms, rng),
-        0,
-        [0.8, 6],
-      ),
-    });
+    return [
+      {
+        reasoning: this.pickFor(s, REASON_CAUSE),
+        call: this.patch(
+          s.testFile,
+          [
+            ...s.testAnchor.split('\n').map((l) => ` ${l}`),
+            ...s.regressionTest
+              .split('\n')
+              .slice(1)
+              .map((l) => `+${l}`),
+          ].join('\n'),
+        ),
+      },
+      {
+        call: this.shell(
+          p.testCommand(s.testFile),
+          () => failingTestOutput(p, s, s.testFile, testContent, this.o.cwd, t0(), this.rng),
+          1,
+          [0.8, 6],
+        ),
+      },
+    ];
+  }
+
+  /** The fix, the passing tests and sometimes the type check. */
+  private bugfixFix(s: Scenario, tests: number): CodexStep[] {
+    const rng = this.rng;
+    const p = this.p;
+    const steps: CodexStep[] = [
+      {
+        reasoning: this.pickFor(s, REASON_FIX),
+        call: this.patch(
+          s.file,
+          [
+            ...s.fix.old.split('\n').map((l) => `-${l}`),
+            ...s.fix.new.split('\n').map((l) => `+${l}`),
+          ].join('\n'),
+        ),
+      },
+      {
+        reasoning: this.pickFor(s, REASON_VERIFY),
+        call: this.shell(
+          p.testCommand(s.testFile),
+          () => passingTestOutput(p, [{ file: s.testFile, tests }], this.o.cwd, this.ms, rng),
+          0,
+          [0.8, 6],
+        ),
+      },
+    ];
     if (rng.bool(0.6)) {
       steps.push({
         call: this.shell(p.typecheckCommand, () => typecheckOk(p), 0, [2, 12]),
       });
     }
-    if (usePlan) steps.push({ call: this.plan(planSteps, 3) });
-    const callers = grepFiles(p, s.symbol).filter((f) => f !== s.file && !/test/.test(f));
-    steps.push({
-      final: `${s.title}.\n\n- Cause: ${s.cause}\n- Fix: ${s.fixDescription} (\`${s.file}\`).\n- Test: added \`${s.testName.split(' > ').pop()}\` to \`${s.testFile}\`; it failed before the fix and passes now (${tests} tests in the file).${callers.length ? `\n\nCallers (${callers.join(', ')}) need no changes.` : ''}\n\nRun \`${p.fullTestCommand}\` if you'd like the full suite.`,
-    });
-    return { prompt: rng.pick(s.prompts), steps };
+    return steps;
   }
 
   private verify(): { prompt: string; steps: CodexStep[] } {
