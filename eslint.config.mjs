@@ -17,7 +17,7 @@ const STACK = [
   'webview', // the webview host; it may use commands and views
   'commands', // may use views
   'views', // tree, status bar, notifications; given openers, never the host
-  'services', // file watching, live local sessions, the embedded demo backend
+  'background', // long-running work in the host: file watching, live local sessions, the embedded demo backend
   'store',
   'config', // settings and SecretStorage; sources get tokens and settings as functions
   'sources',

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ConnectionRegistry } from '../config/connectionRegistry.ts';
 import type { TokenStore } from '../config/tokenStore.ts';
-import type { DemoBackend } from '../services/demoBackend.ts';
+import type { DemoBackend } from '../background/demoBackend.ts';
 import { addReferenceBackend, referenceBackendConnections } from '../config/demoConnections.ts';
 import { DemoSecrets } from '../config/demoSecrets.ts';
 import type { ConnectionConfig } from '../sources/sessionSource.ts';

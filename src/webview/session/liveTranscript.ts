@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { watchFiles } from '../../services/fileWatch.ts';
+import { watchFiles } from '../../background/fileWatch.ts';
 import type { Logger } from '../../util/logger.ts';
 
 /** A live transcript's writes are read in batches this far apart at most. */
