@@ -51,6 +51,8 @@ const AGENT_PROGRESS = Buffer.from('"agent_progress"');
 const AGENT_ID_KEY = Buffer.from('"agentId"');
 const SNAPSHOT_PREFIX = Buffer.from('{"type":"file-history-snapshot"');
 const NO_TOOLS: string[] = [];
+/** The block types firstText takes text from. */
+const TEXT_BLOCKS = new Set(['text', 'input_text', 'output_text']);
 export { USAGE_KEYS };
 
 /** What the kernel reads of `message.usage` in the line's walk (see NestedCounts). */
@@ -521,10 +523,8 @@ export class ClaudeCodeScanner extends LineScanner {
       return;
     }
     // Not tool results: a prompt, or harness bookkeeping (meta lines, slash commands).
-    const msg = f.parse('message') as Json | null | undefined;
-    const content = msg && typeof msg === 'object' ? msg.content : undefined;
     if (NOT_PROMPT_FLAGS.some((flag) => f.bool(flag))) return;
-    const text = (firstText(content) ?? '').trimStart();
+    const text = (this.promptText(f) ?? '').trimStart();
     const signal = userSignal(text, false);
     if (signal === 'none' || !forStatus) return;
     // A new prompt or an interruption abandons whatever tool calls were still open.
@@ -538,6 +538,30 @@ export class ClaudeCodeScanner extends LineScanner {
     this.setLast('user-prompt', line);
     this.statusReset();
     if (!this.title && text) this.title = cleanTitle(text);
+  }
+
+  /**
+   * firstText of the message's content, from the skimmed blocks: a pasted image or a long
+   * paste is never decoded or parsed (JSON.parse of the message is the fallback).
+   */
+  private promptText(f: Fields): string | undefined {
+    const m = this.msg;
+    const r = m.ok ? m.range('content') : undefined;
+    if (!r) {
+      const msg = f.parse('message') as Json | null | undefined;
+      return firstText(msg && typeof msg === 'object' ? msg.content : undefined);
+    }
+    const first = this.buf[r[0]];
+    if (first === 0x22) return m.str('content');
+    if (first !== 0x5b) return undefined;
+    const count = this.blockCount();
+    for (let i = 0; i < count; i++) {
+      const b = this.blockFields[i]!;
+      if (!b.ok || !TEXT_BLOCKS.has(b.strMemo('type', this.blockTypes) ?? '')) continue;
+      const text = b.str('text');
+      if (text !== undefined) return text;
+    }
+    return undefined;
   }
 
   /**

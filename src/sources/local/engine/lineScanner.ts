@@ -23,6 +23,27 @@ export const LONG_LINE_BYTES = 64 << 20;
 /** A multi-line entry longer than this is given up as invalid. */
 const PRETTY_MAX_LINES = 20_000;
 const PRETTY_MAX_BYTES = 64 << 20;
+/**
+ * Buffers for lines cut by the end of a read, reused by every scanner of the thread: a
+ * fresh Buffer for each cut line, and for each read of a line longer than a read, cost
+ * ten times the copy itself (large allocations are fresh pages each time).
+ */
+const spareStores: Buffer[] = [];
+const SPARE_STORES = 2;
+const SPARE_STORE_MAX = 4 << 20;
+const STORE_MIN = 64 << 10;
+
+function takeStore(bytes: number): Buffer {
+  for (let i = 0; i < spareStores.length; i++) {
+    if (spareStores[i]!.length >= bytes) return spareStores.splice(i, 1)[0]!;
+  }
+  return Buffer.allocUnsafe(Math.max(bytes, STORE_MIN));
+}
+
+function giveStore(store: Buffer): void {
+  if (store.length <= SPARE_STORE_MAX && spareStores.length < SPARE_STORES) spareStores.push(store);
+}
+
 /** Problems listed per file; the rest are counted in one last problem. */
 const MAX_PROBLEMS = 50;
 
@@ -48,6 +69,8 @@ export abstract class LineScanner {
   /** The file offset just past the physical line being read (its newline included). */
   protected lineEnd = 0;
   private pending: Buffer | undefined;
+  /** The pooled buffer `pending` is a view of, if any (see takeStore). */
+  private store: Buffer | undefined;
   private pretty: PrettyBlock | undefined;
   private readonly fields = new Fields();
   private readonly problemList: LocalProblem[] = [];
@@ -99,14 +122,15 @@ export abstract class LineScanner {
     if (this.pending) {
       const nl = input.indexOf(NEWLINE);
       if (nl < 0) {
-        this.pending = Buffer.concat([this.pending, input]);
+        this.keep(input, 0, input.length);
         return;
       }
-      let line: Buffer = Buffer.concat([this.pending, input.subarray(0, nl)]);
-      if (kernel) line = kernel.load(line);
-      this.pending = undefined;
+      this.keep(input, 0, nl);
+      const whole = this.pending;
+      const line = kernel ? kernel.load(whole) : whole;
       this.lineEnd = base + nl + 1;
       this.physicalLine(line, 0, line.length);
+      this.dropPending();
       start = nl + 1;
     }
     const chunk = kernel ? kernel.load(input) : input;
@@ -121,7 +145,29 @@ export abstract class LineScanner {
       start = nl + 1;
     }
     // Copy: the caller reuses its read buffer.
-    if (start < chunk.length) this.pending = Buffer.from(chunk.subarray(start));
+    if (start < chunk.length) this.keep(chunk, start, chunk.length);
+  }
+
+  /** Appends [start, end) of `input` to the unfinished line, in a store from the pool. */
+  private keep(input: Uint8Array, start: number, end: number): void {
+    const have = this.pending?.length ?? 0;
+    const need = have + end - start;
+    let store = this.store;
+    if (!store || store.length < need) {
+      const grown = takeStore(Math.max(need, have * 2));
+      if (have > 0) grown.set(this.pending!);
+      if (store) giveStore(store);
+      store = this.store = grown;
+    }
+    store.set(input.subarray(start, end), have);
+    this.pending = store.subarray(0, need);
+  }
+
+  /** The unfinished line is read: its store goes back to the pool. */
+  private dropPending(): void {
+    if (this.store) giveStore(this.store);
+    this.store = undefined;
+    this.pending = undefined;
   }
 
   /**
@@ -133,9 +179,14 @@ export abstract class LineScanner {
     if (!tail || this.pretty) return;
     const f = this.fields;
     if (skimObject(tail, 0, tail.length, f, this.nested)) {
-      this.pending = undefined;
       this.lineEnd = this.bytes;
       this.physicalLine(tail, 0, tail.length);
+      this.dropPending();
+    } else if (this.store) {
+      // It waits for its end, maybe long: a copy of its own, the store back to the pool.
+      this.pending = Buffer.from(tail);
+      giveStore(this.store);
+      this.store = undefined;
     }
   }
 
