@@ -813,3 +813,33 @@ export function hasKeyPattern(buf: Buffer, start: number, end: number, needle: B
     from = at + 1;
   }
 }
+
+/**
+ * The first `max` or so characters of the JSON string at [start, end) (quotes included),
+ * cut between two characters: enough to tell a prompt from harness text without decoding
+ * a long one. Undefined when the range is not a string.
+ */
+export function decodeStringHead(
+  buf: Buffer,
+  start: number,
+  end: number,
+  max = 256,
+): string | undefined {
+  if (end - start <= max + 2) return decodeString(buf, start, end);
+  if (buf[start] !== QUOTE) return undefined;
+  const stop = start + 1 + max;
+  let i = start + 1;
+  let escaped = false;
+  while (i < stop) {
+    if (buf[i] === BACKSLASH) {
+      escaped = true;
+      i += buf[i + 1] === LOWER_U ? 6 : 2;
+    } else i++;
+  }
+  if (!escaped) return text(buf, start + 1, stop);
+  try {
+    return JSON.parse(`${text(buf, start, i)}"`) as string;
+  } catch {
+    return undefined;
+  }
+}

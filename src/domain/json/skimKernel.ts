@@ -32,6 +32,7 @@ interface KernelExports {
   newline(i: number, end: number): number;
   nested_end(i: number, end: number): number;
   skim(start: number, end: number, descend: number): number;
+  validate(start: number, end: number, state: number, depth: number): number;
 }
 
 /** Where loaded bytes start in the kernel's memory (the results areas come first). */
@@ -77,6 +78,10 @@ const COUNT_NAME_SLOTS = 10;
 const COUNT_VALUE_SLOTS = 8;
 /** Where the key check's two names are kept, after the counts' ones. */
 const KEY_CHECK_NAMES = COUNT_NAME_SLOTS;
+/** What validate leaves (i32 units): error code, its index, state, depth. */
+const VALIDATION = 61_424 / 4;
+/** The container (0 object, 1 array) of each depth open in a validation (bytes). */
+const CONTAINERS = 61_456;
 
 export class SkimKernel {
   /** The bytes last loaded: the skim uses the kernel for ranges of exactly this Buffer. */
@@ -90,6 +95,11 @@ export class SkimKernel {
    * named by `descendInto` and the elements of that one's array field: see skimKernel.wat.
    */
   readonly skim: (start: number, end: number, descend: number) => number;
+  /**
+   * Validation of [start, end) from `state` and `depth` (validate.ts): 0 more to come, 1
+   * complete and valid, 2 not JSON. Then see validationError and the state getters.
+   */
+  readonly validate: (start: number, end: number, state: number, depth: number) => number;
   /** The results of the last skim (four numbers per field, two per element). */
   results: Int32Array;
   private readonly exports: KernelExports;
@@ -103,6 +113,8 @@ export class SkimKernel {
   private checkUsable = true;
   /** The count values of the last skim (f64 view). */
   private counts: Float64Array;
+  /** The whole loadable area as one Buffer (see loadLine). */
+  private lineBuf: Buffer;
 
   constructor(exports: KernelExports) {
     this.exports = exports;
@@ -110,9 +122,11 @@ export class SkimKernel {
     this.newline = exports.newline;
     this.nestedEnd = exports.nested_end;
     this.skim = exports.skim;
+    this.validate = exports.validate;
     this.memory = new Uint8Array(exports.memory.buffer);
     this.results = new Int32Array(exports.memory.buffer, 0, DATA / 4);
     this.counts = new Float64Array(exports.memory.buffer, COUNT_VALUES, COUNT_VALUE_SLOTS);
+    this.lineBuf = lineBufferOf(this.memory);
   }
 
   /** Fields of the last skim's object, and where it opened. */
@@ -161,16 +175,35 @@ export class SkimKernel {
     if (bytes.length > KERNEL_MAX_BYTES) {
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
     }
-    const need = DATA + bytes.length + SLACK;
-    if (need > this.memory.length) {
-      this.exports.memory.grow(Math.ceil((need - this.memory.length) / PAGE));
-      this.memory = new Uint8Array(this.exports.memory.buffer);
-      this.results = new Int32Array(this.exports.memory.buffer, 0, DATA / 4);
-      this.counts = new Float64Array(this.exports.memory.buffer, COUNT_VALUES, COUNT_VALUE_SLOTS);
-    }
+    this.reserve(bytes.length);
     this.memory.set(bytes, DATA);
     this.buf = Buffer.from(this.memory.buffer, DATA, bytes.length);
     return this.buf;
+  }
+
+  /**
+   * Copies bytes [start, end) of `src` into the kernel's memory and returns the kernel's
+   * line buffer, the copy at [0, end - start): for callers that take one line at a time,
+   * so the memory grows to the longest line rather than to a whole chunk. Valid until the
+   * next load; a longer range than KERNEL_MAX_BYTES comes back as a view of `src`.
+   */
+  loadLine(src: Buffer, start: number, end: number): Buffer {
+    if (end - start > KERNEL_MAX_BYTES) return src.subarray(start, end);
+    this.reserve(end - start);
+    src.copy(this.lineBuf, 0, start, end);
+    this.buf = this.lineBuf;
+    return this.lineBuf;
+  }
+
+  /** Grows the memory to hold `bytes` loaded bytes (views over it are made again). */
+  private reserve(bytes: number): void {
+    const need = DATA + bytes + SLACK;
+    if (need <= this.memory.length) return;
+    this.exports.memory.grow(Math.ceil((need - this.memory.length) / PAGE));
+    this.memory = new Uint8Array(this.exports.memory.buffer);
+    this.results = new Int32Array(this.exports.memory.buffer, 0, DATA / 4);
+    this.counts = new Float64Array(this.exports.memory.buffer, COUNT_VALUES, COUNT_VALUE_SLOTS);
+    this.lineBuf = lineBufferOf(this.memory);
   }
 
   /**
@@ -230,12 +263,38 @@ export class SkimKernel {
     return this.counts[i]!;
   }
 
+  /** After validate: the state and depth to continue from, the error code and its index. */
+  get validationState(): number {
+    return this.results[VALIDATION + 2]!;
+  }
+  get validationDepth(): number {
+    return this.results[VALIDATION + 3]!;
+  }
+  get validationError(): number {
+    return this.results[VALIDATION]!;
+  }
+  get validationErrorAt(): number {
+    return this.results[VALIDATION + 1]!;
+  }
+
+  /** The containers of depths 1..depth of a validation, to or from `own` (same indexes). */
+  putContainers(own: Uint8Array, depth: number): void {
+    this.memory.set(own.subarray(1, depth + 1), CONTAINERS + 1);
+  }
+  takeContainers(own: Uint8Array, depth: number): void {
+    own.set(this.memory.subarray(CONTAINERS + 1, CONTAINERS + depth + 1), 1);
+  }
+
   /** Whether a string seen since the last call held a `\uD…` escape (then resets). */
   takeSurrogate(): boolean {
     if (this.results[SURROGATE] === 0) return false;
     this.results[SURROGATE] = 0;
     return true;
   }
+}
+
+function lineBufferOf(memory: Uint8Array): Buffer {
+  return Buffer.from(memory.buffer, DATA, memory.length - DATA - SLACK);
 }
 
 /** A name the kernel can compare raw key bytes with: printable ASCII, `max` bytes at most. */

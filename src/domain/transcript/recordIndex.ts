@@ -5,12 +5,16 @@
  * keeps a few bytes — its lines, kind, entry count, first entry and turn group — so that
  * entry i maps to its record by binary search and a window parses only its own records.
  *
- * Records are classified by a JsonScanner feeding the format's collector: no JSON.parse,
- * no strings except the few ids the pairing needs.
+ * Each record is checked by the JSON scanner's validating mode (exactly JSON.parse's
+ * verdict, line by line) and then skimmed (src/domain/json): the format's collector reads
+ * the few fields it needs from the skim. No JSON.parse, no strings except the few ids the
+ * pairing needs; both passes run in the scanner's WebAssembly kernel where it exists.
  */
+import { Fields, skimObject } from '../json/skim.ts';
+import { kernel } from '../json/skimKernel.ts';
+import { JSON_DONE, JSON_INVALID, JsonValidator } from '../json/validate.ts';
 import { Growable } from './growable.ts';
 import type { LineSink } from './jsonlIndex.ts';
-import { JsonScanner, SCAN_DONE, SCAN_ERROR } from './jsonScanner.ts';
 import {
   RK_ERROR,
   newPairing,
@@ -22,6 +26,11 @@ import {
 /** A record open longer than this is cut into an error record (a runaway bracket). */
 const MAX_RECORD_LINES = 100_000;
 const MAX_ROWS = 0xffff; // a record with more blocks than this is broken anyway
+/**
+ * A record over several lines is kept (copied) up to this size to be skimmed whole; a
+ * larger one is still validated, and planned as an unknown record.
+ */
+const MAX_RECORD_BYTES = 64 << 20;
 
 export class RecordIndex implements LineSink {
   /** 0-based first and last line of each record. */
@@ -43,11 +52,14 @@ export class RecordIndex implements LineSink {
   /** Where the agent ran, when a record said so (Codex session_meta). */
   cwd: string | undefined;
   private openFirst = -1;
-  private readonly scanner: JsonScanner;
+  private readonly validator = new JsonValidator();
+  private readonly fields = new Fields();
   private readonly collector: RecordCollector;
+  /** The lines so far of a record spanning lines (copies), and their bytes. */
+  private parts: Buffer[] = [];
+  private partBytes = 0;
 
   constructor(adapter: FormatAdapter) {
-    this.scanner = new JsonScanner(adapter.keys);
     this.collector = adapter.createCollector();
   }
 
@@ -84,9 +96,28 @@ export class RecordIndex implements LineSink {
       this.commitError(lineIndex);
       return;
     }
-    const status = this.scanner.feed(buf, s, e, this.collector);
-    if (status === SCAN_DONE) this.commit(lineIndex);
-    else if (status === SCAN_ERROR) this.commitError(lineIndex);
+    // Validated and skimmed from a copy in the scanner's kernel, when there is one.
+    if (kernel) {
+      buf = kernel.loadLine(buf, s, e);
+      e -= s;
+      s = 0;
+    }
+    const status = this.validator.feed(buf, s, e);
+    if (status === JSON_INVALID) {
+      this.commitError(lineIndex);
+    } else if (status === JSON_DONE && this.openFirst === lineIndex) {
+      this.commit(lineIndex, buf, s, e);
+    } else {
+      // A value spanning lines: kept (the chunk is reused) and skimmed whole when complete.
+      if (this.partBytes <= MAX_RECORD_BYTES) {
+        this.parts.push(Buffer.from(buf.subarray(s, e)));
+        this.partBytes += e - s + 1;
+      }
+      if (status === JSON_DONE) {
+        const joined = this.partBytes <= MAX_RECORD_BYTES ? joinLines(this.parts) : undefined;
+        this.commit(lineIndex, joined ?? Buffer.alloc(0), 0, joined?.length ?? 0);
+      }
+    }
   }
 
   reset(): void {
@@ -117,8 +148,9 @@ export class RecordIndex implements LineSink {
   }
 
   private begin(lineIndex: number): void {
-    this.scanner.reset();
-    this.collector.begin();
+    this.validator.reset();
+    this.parts = [];
+    this.partBytes = 0;
     this.openFirst = lineIndex;
   }
 
@@ -135,8 +167,12 @@ export class RecordIndex implements LineSink {
     return record;
   }
 
-  private commit(last: number): void {
-    const plan = this.collector.plan(this.pairing, this.kinds.length);
+  /** A valid record, whose bytes are [start, end) of `buf` (empty: too large to keep). */
+  private commit(last: number, buf: Buffer, start: number, end: number): void {
+    const f = this.fields;
+    const isObject = skimObject(buf, start, end, f, this.collector.nested);
+    const plan = this.collector.plan(isObject ? f : undefined, this.pairing, this.kinds.length);
+    this.parts = [];
     if (plan.hiddenType !== undefined)
       this.hidden.set(plan.hiddenType, (this.hidden.get(plan.hiddenType) ?? 0) + 1);
     if (plan.cwd !== undefined) this.cwd ??= plan.cwd;
@@ -148,6 +184,16 @@ export class RecordIndex implements LineSink {
     const record = this.push(last, RK_ERROR, 1, 0);
     this.errorRecords.push(record);
   }
+}
+
+function joinLines(parts: Buffer[]): Buffer {
+  const out = Buffer.allocUnsafe(parts.reduce((n, p) => n + p.length + 1, -1));
+  let at = 0;
+  for (const [i, part] of parts.entries()) {
+    if (i > 0) out[at++] = 0x0a;
+    at += part.copy(out, at);
+  }
+  return out;
 }
 
 function isBlank(buf: Buffer, s: number, e: number): boolean {

@@ -1,7 +1,8 @@
 /**
- * Fuzzing the byte-level JSON readers: the validating scanner the transcript index uses
- * (jsonScanner.ts, with each format's collector as its visitor), the structural skim the
- * local scanners use (src/domain/json/skim.ts), and its WebAssembly kernel against the JS walk.
+ * Fuzzing the byte-level JSON scanner (src/domain/json): its validating mode, which the
+ * transcript index runs before each format's collector reads the skimmed record, the
+ * structural skim both the index and the local scanners use, and its WebAssembly kernel
+ * against the JS walk, in both modes.
  * Inputs: generated JSON values, real transcript lines (mutated records and damaged
  * bytes), raw bytes. Properties: nothing throws; the scanner's verdict is JSON.parse's;
  * the skim's fields are JSON.parse's on valid objects; kernel and JS walk agree.
@@ -9,11 +10,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
-  JsonScanner,
-  SCAN_DONE,
-  SCAN_ERROR,
-  SCAN_MORE,
-} from '../../../src/domain/transcript/jsonScanner.ts';
+  JSON_DONE,
+  JSON_INVALID,
+  JSON_MORE,
+  JsonValidator,
+} from '../../../src/domain/json/validate.ts';
 import { claudeCodeFormat } from '../../../src/domain/transcript/normalize/claudeCode.ts';
 import { RecordIndex } from '../../../src/domain/transcript/recordIndex.ts';
 import { codexFormat } from '../../../src/domain/transcript/normalize/codex.ts';
@@ -83,31 +84,38 @@ function parses(buf: Buffer): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-/** A visitor that ignores every value (for the verdict alone). */
-const NO_VISITOR = { value(): void {} };
-
-describe('fuzz: JSON scanner (transcript index)', () => {
+describe('fuzz: JSON validation (transcript index)', () => {
   for (const adapter of [claudeCodeFormat, codexFormat]) {
-    test(`scanner + ${adapter.format} record index: JSON.parse's verdict, never a throw`, (t) => {
-      const scanner = new JsonScanner(adapter.keys);
-      fuzz(t, `jsonScanner/${adapter.format}`, lineBytes, (buf) => {
-        scanner.reset();
-        const status = scanner.feed(buf, 0, buf.length, NO_VISITOR);
+    test(`validation + ${adapter.format} record index: JSON.parse's verdict, never a throw`, (t) => {
+      const validator = new JsonValidator();
+      fuzz(t, `jsonValidator/${adapter.format}`, lineBytes, (buf) => {
+        validator.reset();
+        const status = validator.feed(buf, 0, buf.length);
         const expected = parses(buf);
-        if (status === SCAN_DONE) {
-          assert.ok(expected.ok, 'the scanner accepted what JSON.parse rejects');
-        } else if (scanner.error !== 'nesting too deep') {
-          assert.ok(!expected.ok, `the scanner said ${status} (${scanner.error}) to valid JSON`);
+        if (status === JSON_DONE) {
+          assert.ok(expected.ok, 'the validator accepted what JSON.parse rejects');
+        } else if (validator.error !== 'nesting too deep') {
+          assert.ok(
+            !expected.ok,
+            `the validator said ${status} (${validator.error}) to valid JSON`,
+          );
+        }
+        // The kernel's walk gives the same verdict.
+        if (kernel) {
+          const inKernel = new JsonValidator();
+          const loaded = kernel.load(buf);
+          assert.equal(inKernel.feed(loaded, 0, loaded.length), status, 'kernel and JS disagree');
+          assert.equal(inKernel.error, validator.error);
         }
         // The same line through the record index: the format's collector plans it.
         const index = new RecordIndex(adapter);
         index.line(buf, 0, buf.length, 0);
-        if (status === SCAN_DONE) {
+        if (status === JSON_DONE) {
           assert.equal(index.recordCount, 1);
           assert.equal(index.errorRecords.length, 0);
           const rows = index.rows.at(0);
           assert.ok(Number.isInteger(rows) && rows >= 0, `rows ${rows}`);
-        } else if (status === SCAN_ERROR) {
+        } else if (status === JSON_INVALID) {
           assert.equal(index.errorRecords.length, 1);
         } else {
           assert.equal(index.recordCount, 0);
@@ -117,10 +125,10 @@ describe('fuzz: JSON scanner (transcript index)', () => {
   }
 
   test('a value pretty-printed over many lines scans like the one-line form', (t) => {
-    const scanner = new JsonScanner(claudeCodeFormat.keys);
+    const validator = new JsonValidator();
     fuzz(
       t,
-      'jsonScanner/multi-line',
+      'jsonValidator/multi-line',
       fc.oneof(
         jsonish,
         fc
@@ -130,22 +138,29 @@ describe('fuzz: JSON scanner (transcript index)', () => {
       (value) => {
         if (value === undefined) return;
         const text = prettyJson(value);
-        scanner.reset();
+        validator.reset();
         const index = new RecordIndex(claudeCodeFormat);
         const lines = text.split('\n');
-        let status = SCAN_MORE;
+        let status = JSON_MORE;
         for (const [i, line] of lines.entries()) {
-          assert.equal(status, SCAN_MORE, `done before line ${i + 1} of ${lines.length}`);
+          assert.equal(status, JSON_MORE, `done before line ${i + 1} of ${lines.length}`);
           const buf = Buffer.from(line);
-          status = scanner.feed(buf, 0, buf.length, NO_VISITOR);
+          status = validator.feed(buf, 0, buf.length);
           index.line(buf, 0, buf.length, i);
-          if (scanner.error === 'nesting too deep') return;
+          if (validator.error === 'nesting too deep') return;
         }
-        assert.equal(status, SCAN_DONE, scanner.error);
-        // The record index reads the same lines as one record.
+        assert.equal(status, JSON_DONE, validator.error);
+        // The record index reads the same lines as one record, planned as the one-line form.
         assert.equal(index.recordCount, 1);
         assert.equal(index.errorRecords.length, 0);
         assert.equal(index.lastLine.at(0), lines.length - 1);
+        const oneLine = new RecordIndex(claudeCodeFormat);
+        const compact = Buffer.from(JSON.stringify(value));
+        oneLine.line(compact, 0, compact.length, 0);
+        assert.deepEqual(
+          [index.kinds.at(0), index.rows.at(0), index.groups.at(0)],
+          [oneLine.kinds.at(0), oneLine.rows.at(0), oneLine.groups.at(0)],
+        );
       },
     );
   });

@@ -33,9 +33,9 @@ const PATH = process.env.FUZZ_PATH || undefined;
  * the file-backed and end-to-end ones cost 5 to 60 ms an input and get fewer.
  */
 export const BUDGET = {
-  'jsonScanner/claude-code': 7_000,
-  'jsonScanner/codex': 7_000,
-  'jsonScanner/multi-line': 3_000,
+  'jsonValidator/claude-code': 7_000,
+  'jsonValidator/codex': 7_000,
+  'jsonValidator/multi-line': 3_000,
   'jsonSkim/fields': 8_000,
   'jsonSkim/kernel-vs-js': 8_000,
   'jsonSkim/strings': 6_000,

@@ -29,14 +29,12 @@
 import { idHash, idHashOfBytes } from '../idSet.ts';
 import type { SubagentRef, TokenUsage, TranscriptEntry } from '../model.ts';
 import {
-  CODE_ELEM,
-  K_ARRAY,
-  K_STRING,
-  K_TRUE,
-  decodeString,
+  Fields,
   decodeStringHead,
-  type JsonScanner,
-} from '../jsonScanner.ts';
+  skimObject,
+  type KeyCheck,
+  type Nested,
+} from '../../json/skim.ts';
 import {
   CLAUDE_HIDDEN_TYPES,
   CLOSES_OPEN_CALLS,
@@ -90,31 +88,6 @@ import {
   type ToolResultPart,
 } from './types.ts';
 
-const KEYS = [
-  'type',
-  'message',
-  'content',
-  'id',
-  'tool_use_id',
-  'toolUseResult',
-  'agentId',
-  'uuid',
-  'text',
-  'isSidechain',
-  ...NOT_PROMPT_FLAGS,
-];
-const TYPE = 0;
-const MESSAGE = 1;
-const CONTENT = 2;
-const ID = 3;
-const TOOL_USE_ID = 4;
-const TOOL_USE_RESULT = 5;
-const AGENT_ID = 6;
-const UUID = 7;
-const TEXT = 8;
-/** This and the keys after it (isMeta…): `true` marks a user line that is not a prompt. */
-const IS_SIDECHAIN = 9;
-
 export { CLAUDE_HIDDEN_TYPES };
 const HIDDEN = new Set(CLAUDE_HIDDEN_TYPES);
 /** TranscriptInfo.hidden key of lines written again with a uuid already seen. */
@@ -128,13 +101,36 @@ interface Block {
   text: string | null;
 }
 
+/** message.content: absent, a string, an array, or anything else. */
+const C_NONE = 0;
+const C_STRING = 1;
+const C_ARRAY = 2;
+const C_OTHER = 3;
+
 /**
- * Gathers type, content shape, block types/ids, a Task result's agentId, the line's uuid
- * and whether a user line can be a prompt, from bytes.
+ * Reads type, content shape, block types/ids, a Task result's agentId, the line's uuid
+ * and whether a user line can be a prompt from the skimmed fields of a line (the skim
+ * reads `message` and its content blocks in the same walk).
  */
 class ClaudeCollector implements RecordCollector {
+  private readonly message = new Fields();
+  private readonly keyCheck: KeyCheck = {
+    field: 'toolUseResult',
+    key: 'agentId',
+    answer: undefined,
+  };
+  readonly nested: Nested = {
+    key: 'message',
+    out: this.message,
+    elementsOf: 'content',
+    elements: [],
+    elementCount: 0,
+    elementFields: [],
+    keyCheck: this.keyCheck,
+  };
+  private readonly toolUseResult = new Fields();
   private type: string | null = null;
-  private content = 0; // 0 none, K_STRING, K_ARRAY, or -1 other
+  private content = C_NONE;
   private messageId: string | null = null;
   private agentId: string | null = null;
   /** idHash of the line's uuid (its raw bytes, read without decoding), or -1. */
@@ -147,51 +143,60 @@ class ClaudeCollector implements RecordCollector {
   /** The message id of the response whose lines were planned last (see plan). */
   private run: string | null = null;
 
-  begin(): void {
-    this.type = null;
-    this.content = 0;
-    this.messageId = null;
-    this.agentId = null;
+  private read(f: Fields | undefined): void {
+    this.type = this.messageId = this.agentId = this.text = null;
+    this.content = C_NONE;
     this.uuid = -1;
     this.aside = false;
     this.blocks = [];
-    this.text = null;
+    if (!f) return;
+    const buf = f.buf;
+    this.type = f.str('type') ?? null;
+    const uuid = f.range('uuid');
+    if (uuid && buf[uuid[0]] === 0x22) this.uuid = idHashOfBytes(buf, uuid[0] + 1, uuid[1] - 1);
+    this.aside = f.bool('isSidechain');
+    for (let i = 0; i < NOT_PROMPT_FLAGS.length && !this.aside; i++)
+      this.aside = f.bool(NOT_PROMPT_FLAGS[i]!);
+    const message = this.message;
+    if (message.ok) {
+      const content = message.range('content');
+      if (content) {
+        const first = buf[content[0]];
+        this.content = first === 0x22 ? C_STRING : first === 0x5b ? C_ARRAY : C_OTHER;
+        if (first === 0x22) this.text = decodeStringHead(buf, content[0], content[1]) ?? null;
+      }
+      this.messageId = message.str('id') ?? null;
+      if (this.content === C_ARRAY) this.readBlocks(buf);
+    }
+    // The kernel saw the line's toolUseResult and no agentId in it: nothing to read.
+    if (this.keyCheck.answer === false) return;
+    const result = f.range('toolUseResult');
+    if (result && buf[result[0]] === 0x7b) {
+      const r = this.toolUseResult;
+      if (skimObject(buf, result[0], result[1], r)) this.agentId = r.str('agentId') ?? null;
+    }
   }
 
-  value(s: JsonScanner, depth: number, kind: number, buf: Buffer, start: number, end: number) {
-    const code = s.codes[depth];
-    if (depth === 1) {
-      if (code === TYPE && kind === K_STRING) this.type = decodeString(s, buf, start, end);
-      else if (code === UUID && kind === K_STRING)
-        this.uuid = idHashOfBytes(buf, start + 1, end - 1);
-      else if (code !== undefined && code >= IS_SIDECHAIN && kind === K_TRUE) this.aside = true;
-    } else if (depth === 2) {
-      const parent = s.codes[1];
-      if (parent === MESSAGE) {
-        if (code === CONTENT) {
-          this.content = kind === K_STRING || kind === K_ARRAY ? kind : -1;
-          if (kind === K_STRING) this.text = decodeStringHead(s, buf, start, end);
-        } else if (code === ID && kind === K_STRING)
-          this.messageId = decodeString(s, buf, start, end);
-      } else if (parent === TOOL_USE_RESULT && code === AGENT_ID && kind === K_STRING) {
-        this.agentId = decodeString(s, buf, start, end);
-      }
-    } else if (s.codes[1] === MESSAGE && s.codes[2] === CONTENT) {
-      if (depth === 3 && code === CODE_ELEM) {
-        this.blocks.push({ type: null, id: null, toolUseId: null, text: null });
-      } else if (depth === 4 && s.codes[3] === CODE_ELEM && kind === K_STRING) {
-        const block = this.blocks[s.idx[3]!];
-        if (!block) return;
-        if (code === TYPE) block.type = decodeString(s, buf, start, end);
-        else if (code === ID) block.id = decodeString(s, buf, start, end);
-        else if (code === TOOL_USE_ID) block.toolUseId = decodeString(s, buf, start, end);
-        else if (code === TEXT && this.type === 'user' && block.type === 'text')
-          block.text = decodeStringHead(s, buf, start, end);
+  private readBlocks(buf: Buffer): void {
+    const nested = this.nested;
+    const count = nested.elementCount ?? 0;
+    for (let i = 0; i < count; i++) {
+      const block: Block = { type: null, id: null, toolUseId: null, text: null };
+      this.blocks.push(block);
+      const b = nested.elementFields![i]!;
+      if (!b.ok) continue;
+      block.type = b.str('type') ?? null;
+      block.id = b.str('id') ?? null;
+      block.toolUseId = b.str('tool_use_id') ?? null;
+      if (this.type === 'user' && block.type === 'text') {
+        const text = b.range('text');
+        if (text) block.text = decodeStringHead(buf, text[0], text[1]) ?? null;
       }
     }
   }
 
-  plan(pairing: Pairing, record: number): RecordPlan {
+  plan(f: Fields | undefined, pairing: Pairing, record: number): RecordPlan {
+    this.read(f);
     const type = this.type;
     // A line written again (a resumed session writing its history again): shown once.
     const seen = pairing.seen;
@@ -200,7 +205,7 @@ class ClaudeCollector implements RecordCollector {
       seen.add(this.uuid);
     }
     if (type === 'user') {
-      if (this.content !== K_ARRAY || this.blocks.length === 0) return this.prompt(pairing, record);
+      if (this.content !== C_ARRAY || this.blocks.length === 0) return this.prompt(pairing, record);
       let other = 0;
       let results = 0;
       let standalone = 0;
@@ -237,7 +242,7 @@ class ClaudeCollector implements RecordCollector {
         this.run = id;
         if (!repeated) plan.group = id;
       }
-      if (this.content === K_ARRAY && this.blocks.length > 0) {
+      if (this.content === C_ARRAY && this.blocks.length > 0) {
         plan.rows = this.blocks.length;
         for (const block of this.blocks) {
           if (block.type === 'tool_use' && block.id && !pairing.calls.has(block.id)) {
@@ -261,7 +266,7 @@ class ClaudeCollector implements RecordCollector {
    */
   private prompt(pairing: Pairing, record: number): RecordPlan {
     this.run = null;
-    const text = this.content === K_STRING ? this.text : this.firstBlockText();
+    const text = this.content === C_STRING ? this.text : this.firstBlockText();
     const signal = userSignal(text ?? undefined, this.aside);
     if (signal !== 'confirms-turn-end' && CLOSES_OPEN_CALLS.has(signal))
       abandonOpenCalls(pairing, record);
@@ -535,7 +540,6 @@ function normalizeLine(value: unknown, ctx: NormalizeContext): NormalizedRecord 
 
 export const claudeCodeFormat: FormatAdapter = {
   format: 'claude-code',
-  keys: KEYS,
   createCollector: () => new ClaudeCollector(),
   normalize,
 };

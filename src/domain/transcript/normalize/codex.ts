@@ -27,14 +27,7 @@
  *   anything else                     → unknown entry with the raw JSON
  */
 import type { TokenUsage, TranscriptEntry } from '../model.ts';
-import {
-  CODE_ELEM,
-  K_OBJECT,
-  K_STRING,
-  decodeString,
-  decodeStringHead,
-  type JsonScanner,
-} from '../jsonScanner.ts';
+import { Fields, decodeStringHead, type Nested } from '../../json/skim.ts';
 import {
   orphanResultEntry,
   textEntry,
@@ -74,31 +67,6 @@ import {
   type RecordCollector,
   type RecordPlan,
 } from './types.ts';
-
-const KEYS = [
-  'type',
-  'payload',
-  'call_id',
-  'role',
-  'record_type',
-  'id',
-  'instructions',
-  'cwd',
-  'content',
-  'text',
-  'message',
-];
-const TYPE = 0;
-const PAYLOAD = 1;
-const CALL_ID = 2;
-const ROLE = 3;
-const RECORD_TYPE = 4;
-const ID = 5;
-const INSTRUCTIONS = 6;
-const CWD = 7;
-const CONTENT = 8;
-const TEXT = 9;
-const MESSAGE = 10;
 
 export { CODEX_HIDDEN_EVENTS };
 const HIDDEN_EVENTS = new Set(CODEX_HIDDEN_EVENTS);
@@ -150,7 +118,21 @@ function planItem(item: Item, pairing: Pairing, record: number): RecordPlan {
   return { kind: RK_UNKNOWN, rows: 1 };
 }
 
+/**
+ * Reads the type, the payload's type, call id, role and cwd, and the head of a message's
+ * first text from the skimmed fields of a line (the skim reads `payload` and its content
+ * parts in the same walk).
+ */
 class CodexCollector implements RecordCollector {
+  private readonly payload = new Fields();
+  readonly nested: Nested = {
+    key: 'payload',
+    out: this.payload,
+    elementsOf: 'content',
+    elements: [],
+    elementCount: 0,
+    elementFields: [],
+  };
   private type: string | null = null;
   private hasPayload = false;
   private payloadType: string | null = null;
@@ -162,85 +144,56 @@ class CodexCollector implements RecordCollector {
   private hasRecordType = false;
   private hasId = false;
   private hasInstructions = false;
-  /** The first text of a message's content, its head only; the type of the part being read. */
+  /** The first text of a message's content, its head only. */
   private text: string | null = null;
-  private partType: string | null = null;
-  private partIndex = -1;
   /** The head of an event's `message` (a user_message's text). */
   private message: string | null = null;
 
-  begin(): void {
+  private read(f: Fields | undefined): void {
     this.type = this.payloadType = this.payloadCallId = this.payloadRole = null;
-    this.cwd = this.callId = this.role = null;
-    this.text = this.partType = this.message = null;
-    this.partIndex = -1;
+    this.cwd = this.callId = this.role = this.text = this.message = null;
     this.hasPayload = this.hasRecordType = this.hasId = this.hasInstructions = false;
-  }
-
-  /** A value inside a message's content (`base` is the depth of `content`). */
-  private contentValue(
-    s: JsonScanner,
-    depth: number,
-    base: number,
-    kind: number,
-    buf: Buffer,
-    start: number,
-    end: number,
-  ) {
-    if (kind !== K_STRING || this.text !== null) return;
-    if (depth === base) {
-      this.text = decodeStringHead(s, buf, start, end);
-    } else if (depth === base + 2 && s.codes[base + 1] === CODE_ELEM) {
-      const code = s.codes[depth];
-      const index = s.idx[base + 1]!;
-      if (code === TYPE) {
-        this.partType = decodeString(s, buf, start, end);
-        this.partIndex = index;
-      } else if (
-        code === TEXT &&
-        index === this.partIndex &&
-        this.partType !== null &&
-        TEXT_PARTS.has(this.partType)
-      ) {
-        this.text = decodeStringHead(s, buf, start, end);
-      }
+    if (!f) return;
+    const buf = f.buf;
+    this.type = f.str('type') ?? null;
+    this.callId = f.str('call_id') ?? null;
+    this.role = f.str('role') ?? null;
+    this.hasRecordType = f.has('record_type');
+    this.hasId = f.has('id');
+    this.hasInstructions = f.has('instructions');
+    const p = this.payload;
+    this.hasPayload = p.ok;
+    if (p.ok) {
+      this.payloadType = p.str('type') ?? null;
+      this.payloadCallId = p.str('call_id') ?? null;
+      this.payloadRole = p.str('role') ?? null;
+      this.cwd = p.str('cwd') ?? null;
+      const message = p.range('message');
+      if (message) this.message = decodeStringHead(buf, message[0], message[1]) ?? null;
+      const content = p.range('content');
+      if (content) this.text = this.payloadText(buf, content);
+    } else {
+      // A legacy line: the item itself, its content at the top level.
+      const content = f.range('content');
+      if (content) this.text = legacyText(buf, content);
     }
   }
 
-  value(s: JsonScanner, depth: number, kind: number, buf: Buffer, start: number, end: number) {
-    const code = s.codes[depth];
-    if (depth >= 3 && s.codes[1] === PAYLOAD && s.codes[2] === CONTENT) {
-      this.contentValue(s, depth, 2, kind, buf, start, end);
-      return;
+  /** The head of payload.content: a string, or the first text part's text. */
+  private payloadText(buf: Buffer, [start, end]: [number, number]): string | null {
+    if (buf[start] === 0x22) return decodeStringHead(buf, start, end) ?? null;
+    const nested = this.nested;
+    for (let i = 0; i < (nested.elementCount ?? 0); i++) {
+      const part = nested.elementFields![i]!;
+      if (!part.ok || !TEXT_PARTS.has(part.str('type') ?? '')) continue;
+      const text = part.range('text');
+      if (text && buf[text[0]] === 0x22) return decodeStringHead(buf, text[0], text[1]) ?? null;
     }
-    if (depth >= 2 && s.codes[1] === CONTENT) {
-      this.contentValue(s, depth, 1, kind, buf, start, end);
-      return;
-    }
-    if (depth === 1) {
-      if (code === CONTENT) {
-        this.contentValue(s, depth, 1, kind, buf, start, end);
-        return;
-      }
-      if (code === PAYLOAD) this.hasPayload = kind === K_OBJECT;
-      else if (code === RECORD_TYPE) this.hasRecordType = true;
-      else if (code === ID) this.hasId = true;
-      else if (code === INSTRUCTIONS) this.hasInstructions = true;
-      else if (kind !== K_STRING) return;
-      else if (code === TYPE) this.type = decodeString(s, buf, start, end);
-      else if (code === CALL_ID) this.callId = decodeString(s, buf, start, end);
-      else if (code === ROLE) this.role = decodeString(s, buf, start, end);
-    } else if (depth === 2 && s.codes[1] === PAYLOAD && kind === K_STRING) {
-      if (code === TYPE) this.payloadType = decodeString(s, buf, start, end);
-      else if (code === CALL_ID) this.payloadCallId = decodeString(s, buf, start, end);
-      else if (code === ROLE) this.payloadRole = decodeString(s, buf, start, end);
-      else if (code === CWD) this.cwd = decodeString(s, buf, start, end);
-      else if (code === MESSAGE) this.message = decodeStringHead(s, buf, start, end);
-      else if (code === CONTENT) this.contentValue(s, depth, 2, kind, buf, start, end);
-    }
+    return null;
   }
 
-  plan(pairing: Pairing, record: number): RecordPlan {
+  plan(f: Fields | undefined, pairing: Pairing, record: number): RecordPlan {
+    this.read(f);
     const type = this.type;
     if (type === 'response_item') {
       const item = {
@@ -289,6 +242,18 @@ class CodexCollector implements RecordCollector {
         return { kind: RK_UNKNOWN, rows: 1 };
     }
   }
+}
+
+/** The head of a legacy line's content: a string, or the first text part's text. */
+function legacyText(buf: Buffer, [start, end]: [number, number]): string | null {
+  if (buf[start] === 0x22) return decodeStringHead(buf, start, end) ?? null;
+  if (buf[start] !== 0x5b) return null;
+  const parts = JSON.parse(buf.toString('utf8', start, end)) as unknown[];
+  for (const part of parts) {
+    if (isObject(part) && TEXT_PARTS.has(str(part.type) ?? '') && typeof part.text === 'string')
+      return part.text.slice(0, 256);
+  }
+  return null;
 }
 
 function messageText(content: unknown): {
@@ -526,7 +491,6 @@ function normalizeLine(value: unknown, ctx: NormalizeContext): NormalizedRecord 
 
 export const codexFormat: FormatAdapter = {
   format: 'codex',
-  keys: KEYS,
   createCollector: () => new CodexCollector(),
   normalize,
 };

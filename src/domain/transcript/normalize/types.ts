@@ -1,15 +1,15 @@
 /**
  * The contract between the file index and a JSONL format (Claude Code, Codex).
  *
- * Indexing never parses: a format's RecordCollector receives a few values from the byte
- * scanner and *plans* each record — how many entries it will produce and what kind of
+ * Indexing never parses: a format's RecordCollector reads a few values from the fields
+ * the byte scanner skimmed (src/domain/json) and *plans* each record — how many entries it will produce and what kind of
  * record it is — while pairing tool calls with their results by id. Windows later parse
  * only the records they show, and the format's normalize() turns one record into exactly
  * the planned number of entries (the document checks, and pads or trims if a format and
  * its collector ever disagree).
  */
 import { IdSet } from '../idSet.ts';
-import type { ScanVisitor } from '../jsonScanner.ts';
+import type { Fields, Nested } from '../../json/skim.ts';
 import type { RecordSignal } from '../../formats/statusSignal.ts';
 import type { FileFormat, SourceSpan, SubagentRef, TokenUsage, TranscriptEntry } from '../model.ts';
 
@@ -83,11 +83,14 @@ export function abandonOpenCalls(pairing: Pairing, record: number): void {
   open.clear();
 }
 
-export interface RecordCollector extends ScanVisitor {
-  /** A new record starts. */
-  begin(): void;
-  /** The record scanned as valid JSON: plan it and register its calls and results. */
-  plan(pairing: Pairing, record: number): RecordPlan;
+export interface RecordCollector {
+  /** What the skim reads along with each record's fields (see Nested): the collector's own. */
+  readonly nested: Nested;
+  /**
+   * A record that is valid JSON: plan it from its skimmed fields (`fields` undefined when
+   * it is not an object) and `nested`, and register its calls and results.
+   */
+  plan(fields: Fields | undefined, pairing: Pairing, record: number): RecordPlan;
 }
 
 export interface NormalizeContext {
@@ -134,8 +137,6 @@ export interface NormalizedRecord {
 
 export interface FormatAdapter {
   readonly format: FileFormat;
-  /** Keys the scanner reports values for (see JsonScanner). */
-  readonly keys: readonly string[];
   createCollector(): RecordCollector;
   normalize(value: unknown, ctx: NormalizeContext): NormalizedRecord;
 }
