@@ -13,7 +13,7 @@
  * file's first append, a scanner that continues from the file's end.
  */
 import type { ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { DiscoveredFile } from '../discovery.ts';
@@ -70,12 +70,20 @@ const MIN_BATCH_BYTES = 256 << 10;
 export type ScanHelpers = 'threads' | 'processes';
 
 /**
- * Helpers besides this thread: threads, one less than the cores (none on one core); or
- * processes, one per core (this thread only scans the files likely to grow). At most 3.
+ * Helpers besides this thread: threads, one less than the cores (none on one core), and
+ * no more than the cores other work leaves idle (`idle`, by default the cores less the
+ * one-minute load average); or processes, one per core (this thread only scans the files
+ * likely to grow). At most 3. A helper thread's start-up, its own warm-up of the scanning
+ * code and the hand-over of its results cost about half its share of the scan again: that
+ * pays back only on a core that would otherwise wait.
  */
-export function workerCount(helpers: ScanHelpers = 'threads'): number {
-  const spare = helpers === 'processes' ? 0 : 1;
-  return Math.max(0, Math.min(3, availableParallelism() - spare));
+export function workerCount(
+  helpers: ScanHelpers = 'threads',
+  cores = availableParallelism(),
+  idle = cores - loadavg()[0]!,
+): number {
+  if (helpers === 'processes') return Math.max(0, Math.min(3, cores));
+  return Math.max(0, Math.min(3, cores - 1, Math.round(idle)));
 }
 
 /** Files still to scan, largest first, taken by every thread until none is left. */

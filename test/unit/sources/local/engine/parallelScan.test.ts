@@ -17,6 +17,7 @@ import {
 import { packUsage, unpackUsage } from '../../../../../src/sources/local/engine/packedUsage.ts';
 import {
   splitForThreads,
+  workerCount,
   type ToWorker,
 } from '../../../../../src/sources/local/engine/parallelScan.ts';
 import { ScanCache } from '../../../../../src/sources/local/scanCache.ts';
@@ -379,6 +380,16 @@ describe('parallel cold scan', () => {
       queue.takeBatch(1 << 30).map((f) => f.path),
       ['f10', 'f2', 'f1'],
     );
+  });
+
+  test('helper threads only on cores other work leaves idle; helper processes one per core', () => {
+    assert.equal(workerCount('threads', 2, 1.9), 1, 'an idle two-core machine: one helper');
+    assert.equal(workerCount('threads', 2, 0.3), 0, 'both cores busy: this thread alone');
+    assert.equal(workerCount('threads', 8, 7.5), 3, 'at most three');
+    assert.equal(workerCount('threads', 8, 2.6), 3);
+    assert.equal(workerCount('threads', 8, 1.4), 1);
+    assert.equal(workerCount('threads', 1, 1), 0, 'one core: none');
+    assert.equal(workerCount('processes', 2, 0), 2, 'processes keep the host thread free');
   });
 
   test("a worker's batches shrink towards the end of the queue", () => {
