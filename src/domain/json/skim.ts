@@ -124,6 +124,12 @@ export class Fields {
     return -1;
   }
 
+  /** Where the raw value of `key` starts, or -1 (range() without the array; end: valueEndAt). */
+  valueStart(key: string): number {
+    const p = this.index(key);
+    return p < 0 ? -1 : this.at[p + 2]!;
+  }
+
   /** Called by skimObject (the JS walk, after reset: into this object's own array). */
   add(keyStart: number, keyEnd: number, start: number, end: number): void {
     const i = this.size++ * 4;

@@ -88,7 +88,7 @@ describe('fuzz: JSON validation (transcript index)', () => {
   for (const adapter of [claudeCodeFormat, codexFormat]) {
     test(`validation + ${adapter.format} record index: JSON.parse's verdict, never a throw`, (t) => {
       const validator = new JsonValidator();
-      fuzz(t, `jsonValidator/${adapter.format}`, lineBytes, (buf) => {
+      fuzz(t, `validate/${adapter.format}`, lineBytes, (buf) => {
         validator.reset();
         const status = validator.feed(buf, 0, buf.length);
         const expected = parses(buf);
@@ -128,7 +128,7 @@ describe('fuzz: JSON validation (transcript index)', () => {
     const validator = new JsonValidator();
     fuzz(
       t,
-      'jsonValidator/multi-line',
+      'validate/multi-line',
       fc.oneof(
         jsonish,
         fc
@@ -258,12 +258,12 @@ const KEYS_READ = [
   '',
 ];
 
-describe('fuzz: structural skim (local scanners)', () => {
+describe('fuzz: structural skim (local scanners, transcript index)', () => {
   test('on valid objects the skim reports exactly JSON.parse’s fields; never a throw', (t) => {
     const f = new Fields();
     fuzz(
       t,
-      'jsonSkim/fields',
+      'skim/fields',
       fc.oneof(
         lineBytes,
         lineBytes.map((b) => Buffer.concat([Buffer.from(' \t'), b, Buffer.from('\r ')])),
@@ -293,7 +293,7 @@ describe('fuzz: structural skim (local scanners)', () => {
     t.diagnostic(kernel ? 'kernel loaded' : 'no kernel here: JS walk compared with itself');
     fuzz(
       t,
-      'jsonSkim/kernel-vs-js',
+      'skim/kernel-vs-js',
       fc.tuple(lineBytes, fc.constantFrom('none', 'claude', 'codex')),
       ([bytes, descent]) => {
         const make = () =>
@@ -316,7 +316,7 @@ describe('fuzz: structural skim (local scanners)', () => {
     const f = new Fields();
     fuzz(
       t,
-      'jsonSkim/strings',
+      'skim/strings',
       hostileString.filter((s) => s.length < 70_000),
       (s) => {
         const buf = Buffer.from(JSON.stringify({ a: s, b: [s], c: 1 }));

@@ -33,12 +33,12 @@ const PATH = process.env.FUZZ_PATH || undefined;
  * the file-backed and end-to-end ones cost 5 to 60 ms an input and get fewer.
  */
 export const BUDGET = {
-  'jsonValidator/claude-code': 7_000,
-  'jsonValidator/codex': 7_000,
-  'jsonValidator/multi-line': 3_000,
-  'jsonSkim/fields': 8_000,
-  'jsonSkim/kernel-vs-js': 8_000,
-  'jsonSkim/strings': 6_000,
+  'validate/claude-code': 7_000,
+  'validate/codex': 7_000,
+  'validate/multi-line': 3_000,
+  'skim/fields': 8_000,
+  'skim/kernel-vs-js': 8_000,
+  'skim/strings': 6_000,
   'localScan/claude/chunks': 4_000,
   'localScan/codex/chunks': 4_000,
   'localScan/claude/deferred-status': 3_000,

@@ -152,28 +152,30 @@ class ClaudeCollector implements RecordCollector {
     if (!f) return;
     const buf = f.buf;
     this.type = f.str('type') ?? null;
-    const uuid = f.range('uuid');
-    if (uuid && buf[uuid[0]] === 0x22) this.uuid = idHashOfBytes(buf, uuid[0] + 1, uuid[1] - 1);
+    const uuid = f.valueStart('uuid');
+    if (uuid >= 0 && buf[uuid] === 0x22)
+      this.uuid = idHashOfBytes(buf, uuid + 1, f.valueEndAt(uuid) - 1);
     this.aside = f.bool('isSidechain');
     for (let i = 0; i < NOT_PROMPT_FLAGS.length && !this.aside; i++)
       this.aside = f.bool(NOT_PROMPT_FLAGS[i]!);
     const message = this.message;
     if (message.ok) {
-      const content = message.range('content');
-      if (content) {
-        const first = buf[content[0]];
+      const content = message.valueStart('content');
+      if (content >= 0) {
+        const first = buf[content];
         this.content = first === 0x22 ? C_STRING : first === 0x5b ? C_ARRAY : C_OTHER;
-        if (first === 0x22) this.text = decodeStringHead(buf, content[0], content[1]) ?? null;
+        if (first === 0x22)
+          this.text = decodeStringHead(buf, content, message.valueEndAt(content)) ?? null;
       }
       this.messageId = message.str('id') ?? null;
       if (this.content === C_ARRAY) this.readBlocks(buf);
     }
     // The kernel saw the line's toolUseResult and no agentId in it: nothing to read.
     if (this.keyCheck.answer === false) return;
-    const result = f.range('toolUseResult');
-    if (result && buf[result[0]] === 0x7b) {
+    const result = f.valueStart('toolUseResult');
+    if (result >= 0 && buf[result] === 0x7b) {
       const r = this.toolUseResult;
-      if (skimObject(buf, result[0], result[1], r)) this.agentId = r.str('agentId') ?? null;
+      if (skimObject(buf, result, f.valueEndAt(result), r)) this.agentId = r.str('agentId') ?? null;
     }
   }
 
@@ -189,8 +191,8 @@ class ClaudeCollector implements RecordCollector {
       block.id = b.str('id') ?? null;
       block.toolUseId = b.str('tool_use_id') ?? null;
       if (this.type === 'user' && block.type === 'text') {
-        const text = b.range('text');
-        if (text) block.text = decodeStringHead(buf, text[0], text[1]) ?? null;
+        const text = b.valueStart('text');
+        if (text >= 0) block.text = decodeStringHead(buf, text, b.valueEndAt(text)) ?? null;
       }
     }
   }

@@ -168,10 +168,11 @@ class CodexCollector implements RecordCollector {
       this.payloadCallId = p.str('call_id') ?? null;
       this.payloadRole = p.str('role') ?? null;
       this.cwd = p.str('cwd') ?? null;
-      const message = p.range('message');
-      if (message) this.message = decodeStringHead(buf, message[0], message[1]) ?? null;
-      const content = p.range('content');
-      if (content) this.text = this.payloadText(buf, content);
+      const message = p.valueStart('message');
+      if (message >= 0)
+        this.message = decodeStringHead(buf, message, p.valueEndAt(message)) ?? null;
+      const content = p.valueStart('content');
+      if (content >= 0) this.text = this.payloadText(buf, content, p.valueEndAt(content));
     } else {
       // A legacy line: the item itself, its content at the top level.
       const content = f.range('content');
@@ -180,14 +181,15 @@ class CodexCollector implements RecordCollector {
   }
 
   /** The head of payload.content: a string, or the first text part's text. */
-  private payloadText(buf: Buffer, [start, end]: [number, number]): string | null {
+  private payloadText(buf: Buffer, start: number, end: number): string | null {
     if (buf[start] === 0x22) return decodeStringHead(buf, start, end) ?? null;
     const nested = this.nested;
     for (let i = 0; i < (nested.elementCount ?? 0); i++) {
       const part = nested.elementFields![i]!;
       if (!part.ok || !TEXT_PARTS.has(part.str('type') ?? '')) continue;
-      const text = part.range('text');
-      if (text && buf[text[0]] === 0x22) return decodeStringHead(buf, text[0], text[1]) ?? null;
+      const text = part.valueStart('text');
+      if (text >= 0 && buf[text] === 0x22)
+        return decodeStringHead(buf, text, part.valueEndAt(text)) ?? null;
     }
     return null;
   }
