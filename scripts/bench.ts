@@ -2,7 +2,8 @@
  * `npm run bench`: prints one row per figure (name, value, unit); `-- --json FILE`
  * also writes them as JSON; `-- tree transcript` runs only those groups. Groups:
  * bundles, activation (in a real VS Code extension host), tree (10k sessions),
- * transcript (200 MB JSONL index vs a JSON.parse baseline), local (200 MB scan), ccusage
+ * transcript (200 MB JSONL index vs a JSON.parse baseline), local (200 MB scan), local-2gb
+ * (window open from the persisted index on ~2 GB), ccusage
  * (`ccusage daily --json --offline` and our usage-report CLI on the local corpus and the
  * heavy-user corpus, ~200 MB each), ccusage-2gb (the same on ~2 GB of each), search
  * (a 2 GB corpus: a literal and a regex, ours next to plain ripgrep on the same files).
@@ -15,7 +16,7 @@ import { projectRoot } from './lib/tools.ts';
 import { localCorpusEnv, runIntegrationTests } from '../test/integration/runTests.ts';
 import { benchTree } from './bench/tree.ts';
 import { benchTranscript } from './bench/transcript.ts';
-import { benchLocal } from './bench/local.ts';
+import { benchLocal, benchLocal2gb } from './bench/local.ts';
 import { benchCcusage, CCUSAGE_200MB, CCUSAGE_2GB } from './bench/ccusage.ts';
 import { CORPORA_200MB, CORPORA_2GB } from './bench/ccusageCorpora.ts';
 import { benchSearch } from './bench/search.ts';
@@ -119,6 +120,11 @@ await group('local', async () => {
   // The cold scan uses the bundled scan worker, as the extension does.
   run(process.execPath, ['esbuild.mjs', '--production']);
   for (const row of await benchLocal()) add(row.name, row.value, row.unit);
+});
+
+await group('local-2gb', async () => {
+  run(process.execPath, ['esbuild.mjs', '--production']);
+  for (const row of await benchLocal2gb()) add(row.name, row.value, row.unit);
 });
 
 await group('search', async () => {

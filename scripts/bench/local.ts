@@ -13,6 +13,10 @@
  * window saved (persistedIndex.ts): the listing, the index read and decoded, the sessions
  * built. Two windows opening together on a store with no index must read each file from
  * the start once in total (one waits for the other's lock and reads its index).
+ *
+ * benchLocal2gb (`npm run bench -- local-2gb`) repeats the window-open rows on the ~2 GB,
+ * ~11,500-file corpus of the same generator (cached by ccusageCorpora.ts), with a warm
+ * refresh after a 1 MB append in a window that opened from the index.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { appendFile, mkdtemp, rm, stat, truncate, utimes } from 'node:fs/promises';
@@ -23,6 +27,7 @@ import { generateClaudeCodeTranscript } from '../../src/demo/transcripts/index.t
 import { LocalIndex, type LocalIndexOptions } from '../../src/sources/local/localIndex.ts';
 import { buildUsageReport } from '../../src/sources/local/usageReport.ts';
 import { writeLocalCorpus, type LocalCorpus } from '../../test/support/localCorpus.ts';
+import { localCorpus2gb } from './ccusageCorpora.ts';
 
 /** Bump when the corpus options or the generators change. */
 const CORPUS_VERSION = 'v2';
@@ -90,22 +95,57 @@ function appendLines(bytes: number, round: number): string {
   return text.slice(0, text.lastIndexOf('\n', bytes) + 1);
 }
 
-export async function benchLocal(): Promise<Row[]> {
-  const c = await corpus();
-  // As in the extension: first scans use helper processes (the bundled dist/scanWorker.cjs).
-  const options = {
+/** As in the extension: first scans use helper processes (the bundled dist/scanWorker.cjs). */
+function scanOptions(c: LocalCorpus) {
+  return {
     claudeConfigDirs: [c.claudeDir],
     codexHome: c.codexDir,
     scanWorker: path.join(projectRoot, 'dist', 'scanWorker.cjs'),
     scanHelpers: 'processes' as const,
   };
-  // The file the warm refresh appends to is a session being written: written just now,
-  // it stays in this process on a first scan, with its parser state.
+}
+
+/**
+ * The file the warm refresh appends to: the largest Claude Code session, a session being
+ * written (touched now, so that a first scan keeps it in this process with its parser).
+ */
+async function appendTarget(c: LocalCorpus): Promise<string> {
   const target = c.files
     .filter((f) => f.harness === 'claude-code' && f.role === 'session')
     .sort((a, b) => b.bytes - a.bytes)[0]!;
   const now = new Date();
   await utimes(target.path, now, now);
+  return target.path;
+}
+
+/** Refreshes after ~1 MB appended to `target`, five rounds (the file is restored after). */
+async function warmRefreshes(
+  index: LocalIndex,
+  target: string,
+): Promise<{ ms: number[]; read: number }> {
+  const original = (await stat(target)).size;
+  const ms: number[] = [];
+  let read = 0;
+  try {
+    for (let r = 0; r < 5; r++) {
+      const lines = appendLines(MB, r);
+      await appendFile(target, lines);
+      const readBefore = index.cache.stats.bytesRead;
+      const started = performance.now();
+      await index.refresh();
+      ms.push(performance.now() - started);
+      read = index.cache.stats.bytesRead - readBefore;
+    }
+  } finally {
+    await truncate(target, original);
+  }
+  return { ms, read };
+}
+
+export async function benchLocal(): Promise<Row[]> {
+  const c = await corpus();
+  const options = scanOptions(c);
+  const target = { path: await appendTarget(c) };
   const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
   const cold: number[] = [];
@@ -131,22 +171,7 @@ export async function benchLocal(): Promise<Row[]> {
   const coldMs = median(cold);
 
   // Warm: append ~1 MB to one large file, refresh; five rounds, then restore the file.
-  const original = (await stat(target.path)).size;
-  const warm: number[] = [];
-  let appendedRead = 0;
-  try {
-    for (let r = 0; r < 5; r++) {
-      const lines = appendLines(MB, r);
-      await appendFile(target.path, lines);
-      const readBefore = index!.cache.stats.bytesRead;
-      const started = performance.now();
-      await index!.refresh();
-      warm.push(performance.now() - started);
-      appendedRead = index!.cache.stats.bytesRead - readBefore;
-    }
-  } finally {
-    await truncate(target.path, original);
-  }
+  const { ms: warm, read: appendedRead } = await warmRefreshes(index!, target.path);
 
   const persisted = await benchPersisted(options, c);
 
@@ -260,6 +285,149 @@ export async function benchPersisted(options: LocalIndexOptions, c: LocalCorpus)
       },
       {
         name: 'local: two windows opening together, cold scans in total (1 = each file read once)',
+        value: round(fullScans / c.files.length, 2),
+        unit: 'scans',
+      },
+    ];
+  } finally {
+    await rm(store, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `npm run bench -- local-2gb`: a window that opens from a warm persisted index on the
+ * ~2 GB corpus (time to the sessions, transcript bytes read, memory growth), the first
+ * usage report after it (every record decoded then), a warm refresh after a 1 MB append
+ * in that window, the index's size and save time, and two windows opening together.
+ */
+export async function benchLocal2gb(): Promise<Row[]> {
+  const c = await localCorpus2gb();
+  const options = scanOptions(c);
+  const target = await appendTarget(c);
+  const name = (text: string) => `local 2 GB: ${text}`;
+  const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+  const store = await mkdtemp(path.join(os.tmpdir(), 'asi-bench-index-'));
+  const persist = (dir: string) => ({ ...options, persist: { dir, version: 'bench' } });
+  try {
+    // The window that scanned first and saved the index.
+    let first: LocalIndex | undefined = new LocalIndex(persist(store));
+    const coldStarted = performance.now();
+    const scanned = await first.refresh();
+    const coldMs = performance.now() - coldStarted;
+    const expectedRows = JSON.stringify(scanned.sessions.map((x) => x.summary));
+    const saveStarted = performance.now();
+    await first.saveIndex();
+    const saveMs = performance.now() - saveStarted;
+    const indexBytes = first.persisted!.stats.savedBytes;
+    await first.dispose();
+    first = undefined;
+
+    const open: number[] = [];
+    let peakMb = 0;
+    let read = 0;
+    let loadMs = 0;
+    let same = true;
+    let window: LocalIndex | undefined;
+    for (let i = 0; i < 3; i++) {
+      window = undefined;
+      global.gc?.();
+      const started = performance.now();
+      const { result, peakMb: peak } = await withPeakRss(async () => {
+        const index = new LocalIndex(persist(store));
+        await index.refresh();
+        return index;
+      });
+      open.push(performance.now() - started);
+      window = result;
+      peakMb = Math.max(peakMb, peak);
+      const s = window.cache.stats;
+      read = s.bytesRead + s.statusBytes + s.checkBytes;
+      loadMs = window.persisted!.stats.loadMs;
+      same &&=
+        s.fullScans === 0 &&
+        window.aggregation.lastRecomputed === 0 &&
+        JSON.stringify(window.snapshot!.sessions.map((x) => x.summary)) === expectedRows;
+    }
+    // The usage report in the last window: every record decoded, on demand.
+    const reportStarted = performance.now();
+    const totals = buildUsageReport(window!.snapshot!, window!.pricing).totals;
+    const reportMs = performance.now() - reportStarted;
+    const matches =
+      totals.outputTokens === c.expected.total.output &&
+      totals.inputTokens === c.expected.total.input &&
+      totals.cacheReadTokens === c.expected.total.cacheRead &&
+      totals.responses === c.expected.total.responses;
+    // A warm refresh in a window that opened from the index and has not decoded records.
+    window = new LocalIndex(persist(store));
+    await window.refresh();
+    const warm = await warmRefreshes(window, target);
+    window = undefined;
+
+    // Two windows opening together on an empty store.
+    const together = await mkdtemp(path.join(os.tmpdir(), 'asi-bench-index-'));
+    let fullScans = 0;
+    try {
+      const windows = [0, 1].map(() => new LocalIndex(persist(together)));
+      await Promise.all(windows.map((w) => w.refresh()));
+      fullScans = windows.reduce((n, w) => n + w.cache.stats.fullScans, 0);
+      await Promise.all(windows.map((w) => w.dispose()));
+    } finally {
+      await rm(together, { recursive: true, force: true });
+    }
+
+    return [
+      { name: name('corpus size'), value: round(c.bytes / MB), unit: 'MB' },
+      { name: name('corpus files'), value: c.files.length, unit: 'files' },
+      {
+        name: name('cold scan of the first window (helper processes), before it saves the index'),
+        value: round(coldMs, 0),
+        unit: 'ms',
+      },
+      {
+        name: name('window open with a warm persisted index, sessions built (median of 3)'),
+        value: round(median(open), 0),
+        unit: 'ms',
+      },
+      {
+        name: name('of which reading and checking the index'),
+        value: round(loadMs, 0),
+        unit: 'ms',
+      },
+      {
+        name: name('transcript bytes read by that window open, of the corpus'),
+        value: round((read / c.bytes) * 100, 3),
+        unit: '%',
+      },
+      {
+        name: name('peak RSS growth of this process during that window open'),
+        value: round(peakMb, 0),
+        unit: 'MB',
+      },
+      {
+        name: name('window open from the index shows what a scan shows, no record decoded'),
+        value: same ? 1 : 0,
+        unit: 'bool',
+      },
+      {
+        name: name('first usage report after that window open (decodes every record)'),
+        value: round(reportMs, 0),
+        unit: 'ms',
+      },
+      {
+        name: name('usage totals after a window open equal the reference computation'),
+        value: matches ? 1 : 0,
+        unit: 'bool',
+      },
+      {
+        name: name('warm refresh after a 1 MB append, window opened from the index (median of 5)'),
+        value: round(median(warm.ms)),
+        unit: 'ms',
+      },
+      { name: name('bytes read by that refresh'), value: round(warm.read / MB, 2), unit: 'MB' },
+      { name: name('persisted index size'), value: round(indexBytes / MB, 1), unit: 'MB' },
+      { name: name('saving the persisted index'), value: round(saveMs, 0), unit: 'ms' },
+      {
+        name: name('two windows opening together, cold scans in total (1 = each file read once)'),
         value: round(fullScans / c.files.length, 2),
         unit: 'scans',
       },

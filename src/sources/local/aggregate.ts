@@ -305,9 +305,11 @@ function hashKey(key: string): number {
 }
 
 export function sortSessions(sessions: LocalSession[]): LocalSession[] {
-  const key = (s: LocalSession) => Date.parse(s.summary.lastActivityAt ?? '') || 0;
+  // Each time parsed once, not at every comparison.
+  const key = new Map<LocalSession, number>();
+  for (const s of sessions) key.set(s, Date.parse(s.summary.lastActivityAt ?? '') || 0);
   return sessions.sort(
-    (a, b) => key(b) - key(a) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
+    (a, b) => key.get(b)! - key.get(a)! || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
   );
 }
 

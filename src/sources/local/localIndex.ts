@@ -19,7 +19,7 @@ import {
   type RootReport,
 } from './discovery.ts';
 import { DEFAULT_STATUS_THRESHOLDS, type StatusThresholds } from './localStatus.ts';
-import { PersistedIndex, type PersistOptions } from './persistedIndex.ts';
+import { IndexProblem, PersistedIndex, type PersistOptions } from './persistedIndex.ts';
 import { Pricing, type PriceTable } from './pricing.ts';
 import type { ScanHelpers } from './engine/parallelScan.ts';
 import { ScanCache, type SubagentMeta } from './scanCache.ts';
@@ -217,17 +217,33 @@ export class LocalIndex {
       summaries.length === this.lastSummaries.length &&
       summaries.every((s, i) => s === this.lastSummaries[i]) &&
       discovery.files.every((f, i) => f.mtimeMs === this.last!.files[i]?.mtimeMs);
-    const sessions = unchanged
-      ? this.restatus(this.last!.sessions, now)
-      : this.aggregation.run({
-          connectionId: this.options.connectionId ?? 'local',
-          files: discovery.files,
-          summaries,
-          metas,
-          now,
-          pricing: this.pricing,
-          thresholds: this.thresholds,
-        });
+    let sessions: LocalSession[];
+    try {
+      sessions = unchanged
+        ? this.restatus(this.last!.sessions, now)
+        : this.aggregation.run({
+            connectionId: this.options.connectionId ?? 'local',
+            files: discovery.files,
+            summaries,
+            metas,
+            now,
+            pricing: this.pricing,
+            thresholds: this.thresholds,
+          });
+    } catch (error) {
+      if (!(error instanceof IndexProblem) || !persisted) throw error;
+      // A saved body that fails its check when read: forget what the index gave, scan.
+      this.options.persist?.log?.(
+        `Local transcripts: the saved index ${persisted.file} cannot be used ` +
+          `(${error.message}); it is rebuilt from the transcripts.`,
+      );
+      this.cache.clear();
+      this.aggregation.clear();
+      persisted.close();
+      this.last = undefined;
+      this.lastSummaries = [];
+      return this.run();
+    }
     this.lastSummaries = summaries;
     this.last = {
       scannedAt: now,
@@ -346,6 +362,7 @@ export class LocalIndex {
     this.disposed = true;
     await this.saveIndex();
     await this.persisted?.lock.release();
+    this.persisted?.close();
   }
 
   /**

@@ -15,16 +15,22 @@
  * not used, logged once, and written anew after the next scan.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import type { RowMemo, RowTotals } from './aggregate.ts';
 import { IndexLock, type IndexLockOptions } from './indexLock.ts';
 import { packUsage, unpackUsage, type PackedUsage } from './engine/packedUsage.ts';
-import type { RestingFile } from './scanCache.ts';
-import { SCANNER_STATE_VERSION, type BaseScannerState, type ScannerState } from './scannerState.ts';
-import type { UsageRecord } from './types.ts';
+import { resumeScanner, type RestingFile } from './scanCache.ts';
+import {
+  orNaN,
+  SCANNER_STATE_VERSION,
+  type BaseScannerState,
+  type ScannerState,
+} from './scannerState.ts';
+import type { FileSummary, UsageRecord } from './types.ts';
 
 /** The layout below; bump on any change to it. */
 export const INDEX_FORMAT_VERSION = 2;
@@ -84,54 +90,211 @@ export class IndexProblem extends Error {}
 /** The row an aggregation made of a file, as saved with it (see Aggregation). */
 export type SavedRow = Pick<RowMemo, 'totals' | 'group' | 'hashes'>;
 
-/**
- * A file's usage records and agent_progress copies as the index holds them, decoded on
- * first read: a window that opens needs the rows' sums (saved) and not the records.
- */
-export class LazyUsage {
-  private region: Buffer | undefined;
-  private value: { usage: Map<string, UsageRecord>; copies: Map<string, UsageRecord> } | undefined;
+/** A file descriptor of an index file as read, for the bodies read later (see SavedBody). */
+class BodySource {
+  private fd: number | undefined;
+  readonly path: string;
 
-  constructor(region: Buffer) {
-    this.region = region;
+  constructor(fd: number, path: string) {
+    this.fd = fd;
+    this.path = path;
   }
 
-  get decoded(): boolean {
-    return this.value !== undefined;
+  size(): number {
+    if (this.fd === undefined) throw new IndexProblem('the index was closed');
+    return fstatSync(this.fd).size;
   }
 
-  /** The two blocks as saved (while not decoded: a save copies them as they are). */
-  get bytes(): Buffer | undefined {
-    return this.region;
-  }
-
-  records(): { usage: Map<string, UsageRecord>; copies: Map<string, UsageRecord> } {
-    if (!this.value) {
-      const region = this.region!;
-      const r = new Reader(region, 0, region.length);
-      const usage = decodeUsage(r);
-      const copies = decodeUsage(r);
-      if (!r.done()) throw new IndexProblem('a record has bytes left over');
-      this.value = { usage, copies };
-      // The index buffer it was a view of can go once every entry is decoded.
-      this.region = undefined;
+  read(position: number, length: number): Buffer {
+    if (this.fd === undefined) throw new IndexProblem('the index was closed');
+    const buf = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.fd, buf, done, length - done, position + done);
+      if (n === 0) throw new IndexProblem('the index ends early');
+      done += n;
     }
-    return this.value;
+    return buf;
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 }
 
-/** `file` with `usage` and `copies` read from `lazy` when first read. */
-export function withLazyRecords<T extends object>(
-  file: T,
-  lazy: LazyUsage,
-): T & { usage: ReadonlyMap<string, UsageRecord>; copies: ReadonlyMap<string, UsageRecord> } {
-  return Object.defineProperties(file, {
-    usage: { enumerable: true, configurable: true, get: () => lazy.records().usage },
-    copies: { enumerable: true, configurable: true, get: () => lazy.records().copies },
-  }) as T & {
-    usage: ReadonlyMap<string, UsageRecord>;
-    copies: ReadonlyMap<string, UsageRecord>;
-  };
+/**
+ * A saved file's scanner state and usage records, read from the index when first needed
+ * (a grown file is continued, the usage report reads records, a save copies them): a
+ * window that opens needs only the rows and summaries. Read through the descriptor the
+ * index was loaded with, so a newer index saved meanwhile does not matter.
+ */
+export class SavedBody {
+  readonly usage: LazyMap;
+  readonly copies: LazyMap;
+  private readonly source: BodySource;
+  private readonly position: number;
+  private readonly length: number;
+  private readonly crc: number;
+  private state_: ScannerState | undefined;
+  private filled = false;
+
+  constructor(source: BodySource, position: number, length: number, crc: number) {
+    this.source = source;
+    this.position = position;
+    this.length = length;
+    this.crc = crc;
+    this.usage = new LazyMap(this);
+    this.copies = new LazyMap(this);
+  }
+
+  /** The bytes as saved (checked against their checksum). */
+  raw(): Buffer {
+    const buf = this.source.read(this.position, this.length);
+    if (crc32(buf) !== this.crc) throw new IndexProblem(`checksum mismatch in ${this.source.path}`);
+    return buf;
+  }
+
+  state(): ScannerState {
+    if (!this.state_) {
+      const buf = this.raw();
+      const r = new Reader(buf, 0, buf.length);
+      this.state_ = decodeState(r.json(r.u32()) as StateJson);
+      if (!this.filled) this.fillFrom(r);
+    }
+    return this.state_;
+  }
+
+  /** Reads the records into `usage` and `copies` (once). */
+  fill(): void {
+    if (this.filled) return;
+    if (this.state_) {
+      const buf = this.raw();
+      const r = new Reader(buf, 0, buf.length);
+      r.bytes(r.u32());
+      this.fillFrom(r);
+    } else this.state();
+  }
+
+  private fillFrom(r: Reader): void {
+    this.filled = true;
+    decodeUsage(r, this.usage);
+    decodeUsage(r, this.copies);
+    if (!r.done()) throw new IndexProblem('a record has bytes left over');
+  }
+}
+
+/**
+ * A Map of a saved file's records that reads them from the index on first use (every
+ * method and `size` first fills it), so a summary can hold it like any Map.
+ */
+export class LazyMap extends Map<string, UsageRecord> {
+  private body: SavedBody | undefined;
+
+  constructor(body: SavedBody) {
+    super();
+    this.body = body;
+  }
+
+  /** Whether the records were read. */
+  get decoded(): boolean {
+    return this.body === undefined;
+  }
+
+  private fill(): void {
+    const body = this.body;
+    if (body) {
+      this.body = undefined;
+      body.fill();
+    }
+  }
+
+  /** Map.set without filling (the body's own decoding). */
+  put(key: string, value: UsageRecord): void {
+    super.set(key, value);
+  }
+
+  override get size(): number {
+    this.fill();
+    return super.size;
+  }
+  override get(key: string): UsageRecord | undefined {
+    this.fill();
+    return super.get(key);
+  }
+  override has(key: string): boolean {
+    this.fill();
+    return super.has(key);
+  }
+  override set(key: string, value: UsageRecord): this {
+    this.fill();
+    return super.set(key, value);
+  }
+  override delete(key: string): boolean {
+    this.fill();
+    return super.delete(key);
+  }
+  override clear(): void {
+    this.fill();
+    super.clear();
+  }
+  override forEach(
+    callback: (value: UsageRecord, key: string, map: Map<string, UsageRecord>) => void,
+    thisArg?: unknown,
+  ): void {
+    this.fill();
+    super.forEach(callback, thisArg);
+  }
+  override keys(): MapIterator<string> {
+    this.fill();
+    return super.keys();
+  }
+  override values(): MapIterator<UsageRecord> {
+    this.fill();
+    return super.values();
+  }
+  override entries(): MapIterator<[string, UsageRecord]> {
+    this.fill();
+    return super.entries();
+  }
+  override [Symbol.iterator](): MapIterator<[string, UsageRecord]> {
+    this.fill();
+    return super[Symbol.iterator]();
+  }
+}
+
+/** A file as an index holds it: state and records read when first used (SavedBody). */
+class SavedFile implements RestingFile {
+  readonly path: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ino: number;
+  readonly dev: number;
+  readonly tail: Uint8Array;
+  readonly summary: FileSummary;
+  readonly body: SavedBody;
+  row?: SavedRow;
+
+  constructor(meta: MetaJson, tail: Uint8Array, summary: FileSummary, body: SavedBody) {
+    this.path = meta.p;
+    this.size = meta.s;
+    this.mtimeMs = meta.m;
+    this.ino = meta.i;
+    this.dev = meta.d;
+    this.tail = tail;
+    this.summary = summary;
+    this.body = body;
+  }
+
+  get state(): ScannerState {
+    return this.body.state();
+  }
+  get usage(): ReadonlyMap<string, UsageRecord> {
+    return this.body.usage;
+  }
+  get copies(): ReadonlyMap<string, UsageRecord> {
+    return this.body.copies;
+  }
 }
 
 /** A file's identity as stat gives it, to tell whether an index file changed. */
@@ -159,6 +322,8 @@ export class PersistedIndex {
   private readonly pricing: string;
   /** The index file as last read or written here: not read again while it is unchanged. */
   private known: FileKey | undefined;
+  /** Index files loaded, kept open for their entries' bodies (SavedBody). */
+  private readonly sources: BodySource[] = [];
 
   /**
    * `roots`: the transcript folders this index is for (one index per set). `pricing`:
@@ -205,13 +370,13 @@ export class PersistedIndex {
     }
     if (key === this.known) return undefined;
     this.known = key;
+    let fd: number | undefined;
     try {
-      const entries = decodeIndex(
-        await readFile(this.file),
-        this.scanner,
-        this.roots,
-        this.pricing,
-      );
+      fd = openSync(this.file, 'r');
+      const source = new BodySource(fd, this.file);
+      const entries = decodeIndex(source, this.scanner, this.roots, this.pricing);
+      this.sources.push(source);
+      fd = undefined;
       this.stats.loads++;
       this.stats.loadedEntries += entries.size;
       return entries;
@@ -224,8 +389,14 @@ export class PersistedIndex {
       );
       return undefined;
     } finally {
+      if (fd !== undefined) closeSync(fd);
       this.stats.loadMs += performance.now() - started;
     }
+  }
+
+  /** Closes the index files loaded (their entries' bodies can no longer be read). */
+  close(): void {
+    for (const source of this.sources.splice(0)) source.close();
   }
 
   /**
@@ -245,43 +416,53 @@ export class PersistedIndex {
     const handle = await open(tmp, 'wx');
     let renamed = false;
     try {
-      const sum = new Checksum();
+      // Bodies first, as they are encoded; the heads (summaries, rows) after them, last.
       let position = HEADER_BYTES;
       let group: Buffer[] = [];
       let groupBytes = 0;
       const flush = async () => {
         if (groupBytes === 0) return;
         const chunk = Buffer.concat(group, groupBytes);
-        sum.update(chunk);
         await handle.write(chunk, 0, chunk.length, position);
         position += chunk.length;
         group = [];
         groupBytes = 0;
       };
+      const heads: Buffer[] = [];
+      let headBytes = 0;
       let written = 0;
       let evicted = 0;
       for (const f of ordered) {
-        const record = encodeRecord(f, rowOf(f));
-        if (!record) continue;
-        const bytes = record.reduce((n, b) => n + b.length, 0);
-        if (position + groupBytes + bytes > maxBytes) {
+        const body = encodeBody(f);
+        if (!body) continue;
+        const bodyBytes = body.reduce((n, b) => n + b.length, 0);
+        const crc = body.reduce((c, b) => crc32(b, c), 0);
+        const head = encodeHead(f, rowOf(f), position + groupBytes, bodyBytes, crc);
+        if (position + groupBytes + bodyBytes + headBytes + head.length > maxBytes) {
           evicted = ordered.length - written;
           break;
         }
-        group.push(...record);
-        groupBytes += bytes;
+        group.push(...body);
+        groupBytes += bodyBytes;
+        heads.push(head);
+        headBytes += head.length;
         written++;
         if (groupBytes >= WRITE_GROUP_BYTES) await flush();
       }
       await flush();
+      const headAt = position;
+      const headRegion = Buffer.concat(heads, headBytes);
+      await handle.write(headRegion, 0, headRegion.length, headAt);
+      position += headRegion.length;
       const header = Buffer.from(
         JSON.stringify({
           scanner: this.scanner,
           roots: this.roots,
           pricing: this.pricing,
           entries: written,
-          bodyBytes: position - HEADER_BYTES,
-          checksum: sum.digest(),
+          headAt,
+          headBytes,
+          headCrc: crc32(headRegion),
           writtenAt: new Date().toISOString(),
           pid: process.pid,
         }),
@@ -389,40 +570,36 @@ async function syncFolder(dir: string): Promise<void> {
   }
 }
 
-/** CRC-32 where zlib has it (Node 20.15+, 22.2+), else SHA-1; named in the header. */
-class Checksum {
-  private crc = 0;
-  private readonly hash = typeof zlib.crc32 === 'function' ? undefined : createHash('sha1');
-
-  update(buf: Buffer): void {
-    if (this.hash) this.hash.update(buf);
-    else this.crc = zlib.crc32(buf, this.crc);
+const CRC_TABLE = (() => {
+  const table = new Int32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c;
   }
+  return table;
+})();
 
-  digest(): string {
-    return this.hash ? `sha1:${this.hash.digest('hex')}` : `crc32:${this.crc.toString(16)}`;
-  }
-}
-
-function checksumOf(buf: Buffer, algorithm: string): string {
-  if (algorithm === 'crc32' && typeof zlib.crc32 === 'function') {
-    return `crc32:${zlib.crc32(buf).toString(16)}`;
-  }
-  if (algorithm === 'sha1') return `sha1:${createHash('sha1').update(buf).digest('hex')}`;
-  throw new IndexProblem(`checksum ${algorithm} not available`);
+/** CRC-32 (zlib's where Node has it: 20.15+, 22.2+). */
+function crc32(buf: Uint8Array, previous = 0): number {
+  if (typeof zlib.crc32 === 'function') return zlib.crc32(buf, previous);
+  let c = ~previous;
+  for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]!) & 0xff]! ^ (c >>> 8);
+  return ~c >>> 0;
 }
 
 // ---- records ------------------------------------------------------------------------
 //
-// u32 record length (after this field)
-// u32 meta length, meta: JSON {p, s, m, i, d, st, r?} (path, size, mtime, inode, device,
-//   state, row: {t: [input, output, cacheRead, cacheWrite, cost or null] or null, g: group})
-// u32 tail length, tail bytes
-// u32 n, u32 × n sorted key hashes (the row's; 0 without a row)
-// u32 bytes of the two blocks, usage block, copies block:
+// body (at the head's offset): u32 state JSON length, state JSON, usage block, copies block:
 //   u32 n; u8 key encoding (0 utf8, 1 utf16le), 3 bytes 0; u32 key bytes, keys;
 //   u32 × n key ends; u32 models JSON length, models JSON; u32 × n model indexes;
 //   u32 agent ids JSON length (0: none), JSON; f64 × 7n numbers.
+// head: u32 length (after this field)
+//   u32 meta length, meta: JSON {p, s, m, i, d, f, b, r?} (path, size, mtime, inode,
+//     device, the file summary without records, body [offset, length, crc32], row:
+//     {t: [input, output, cacheRead, cacheWrite, cost or null] or null, g: group})
+//   u32 tail length, tail bytes
+//   u32 n, u32 × n sorted key hashes (the row's; 0 without a row)
 
 interface MetaJson {
   p: string;
@@ -430,9 +607,16 @@ interface MetaJson {
   m: number;
   i: number;
   d: number;
-  st: StateJson;
+  f: SummaryJson;
+  b: [number, number, number];
   r?: RowJson;
 }
+
+/** A FileSummary without its records; NaN times as null. */
+type SummaryJson = Omit<FileSummary, 'usage' | 'copies' | 'firstMs' | 'lastMs'> & {
+  firstMs: number | null;
+  lastMs: number | null;
+};
 
 interface RowJson {
   /** input, output, cacheRead, cacheWrite, cost (null: unknown); null: not counted. */
@@ -462,21 +646,47 @@ function base64(a: Uint8Array): string {
   return bytesOf(a).toString('base64');
 }
 
-/** One file's record as buffers; undefined when it is not worth saving (see MAX_PENDING_BYTES). */
-function encodeRecord(f: RestingFile, row: SavedRow | undefined): Buffer[] | undefined {
+/**
+ * A file's state and records as buffers (a saved file's as they were read); undefined
+ * when it is not worth saving (see MAX_PENDING_BYTES).
+ */
+function encodeBody(f: RestingFile): Buffer[] | undefined {
+  if (f.body) {
+    try {
+      return [f.body.raw()];
+    } catch {
+      // Damaged or gone: left out (the file is scanned again by the next window).
+      return undefined;
+    }
+  }
   const { pending, pretty, ...base } = f.state.base;
   const pendingBytes = (pending?.length ?? 0) + (pretty?.bytes ?? 0);
   if (pendingBytes > MAX_PENDING_BYTES) return undefined;
   const b: StateJson['base'] = { ...base };
   if (pending && pending.length > 0) b.pending64 = base64(pending);
   if (pretty) b.pretty64 = { ...pretty, parts: pretty.parts.map(base64) };
+  const state = Buffer.from(JSON.stringify({ ...f.state, base: b }));
+  return [u32(state.length), state, ...encodeUsage(f.usage), ...encodeUsage(f.copies)];
+}
+
+function encodeHead(
+  f: RestingFile,
+  row: SavedRow | undefined,
+  bodyAt: number,
+  bodyBytes: number,
+  crc: number,
+): Buffer {
+  const summary = f.summary ?? resumeScanner(f.path, f.state, new Map(), new Map()).summary();
+  // Everything but the records (JSON.stringify leaves undefined values out).
+  const rest = { ...summary, usage: undefined, copies: undefined };
   const meta: MetaJson = {
     p: f.path,
     s: f.size,
     m: f.mtimeMs,
     i: f.ino,
     d: f.dev,
-    st: { ...f.state, base: b } as StateJson,
+    f: rest as unknown as SummaryJson,
+    b: [bodyAt, bodyBytes, crc],
   };
   if (row) {
     const t = row.totals;
@@ -486,9 +696,6 @@ function encodeRecord(f: RestingFile, row: SavedRow | undefined): Buffer[] | und
     };
   }
   const metaBytes = Buffer.from(JSON.stringify(meta));
-  // Records never decoded here are written as they were read.
-  const saved = f.lazy && !f.lazy.decoded ? f.lazy.bytes : undefined;
-  const blocks = saved ? [saved] : [...encodeUsage(f.usage), ...encodeUsage(f.copies)];
   const hashes = row?.hashes ?? new Uint32Array(0);
   const parts = [
     u32(metaBytes.length),
@@ -497,11 +704,9 @@ function encodeRecord(f: RestingFile, row: SavedRow | undefined): Buffer[] | und
     bytesOf(f.tail),
     u32(hashes.length),
     bytesOf(hashes),
-    u32(blocks.reduce((n, p) => n + p.length, 0)),
-    ...blocks,
   ];
   const length = parts.reduce((n, p) => n + p.length, 0);
-  return [u32(length), ...parts];
+  return Buffer.concat([u32(length), ...parts], length + 4);
 }
 
 function encodeUsage(records: ReadonlyMap<string, UsageRecord>): Buffer[] {
@@ -528,7 +733,7 @@ function encodeUsage(records: ReadonlyMap<string, UsageRecord>): Buffer[] {
   ];
 }
 
-/** Reads what encodeRecord wrote, checking every length against the record's end. */
+/** Reads what encodeBody and encodeHead wrote, checking every length against the record's end. */
 class Reader {
   private readonly buf: Buffer;
   at: number;
@@ -575,9 +780,10 @@ class Reader {
   }
 }
 
-function decodeUsage(r: Reader): Map<string, UsageRecord> {
+/** A usage block's records, into `into`. */
+function decodeUsage(r: Reader, into: LazyMap): void {
   const n = r.u32();
-  if (n === 0) return new Map();
+  if (n === 0) return;
   const encoding = r.bytes(4)[0];
   const keys = r.bytes(r.u32()).toString(encoding === 1 ? 'utf16le' : 'utf8');
   const keyEnds = r.array((k) => new Uint32Array(k), n);
@@ -600,25 +806,7 @@ function decodeUsage(r: Reader): Map<string, UsageRecord> {
   }
   const packed: PackedUsage = { keys, keyEnds, models: models as string[], model, numbers };
   if (agentIds) packed.agentIds = agentIds as (string | null)[];
-  return unpackUsage(packed);
-}
-
-/** Checks a usage block's lengths without decoding it (that is done when it is read). */
-function skipUsage(r: Reader): void {
-  const n = r.u32();
-  if (n === 0) return;
-  r.bytes(4);
-  r.bytes(r.u32());
-  const keyEnds = r.bytes(4 * n);
-  for (let i = 1; i < n; i++) {
-    if (keyEnds.readUInt32LE(4 * i) < keyEnds.readUInt32LE(4 * i - 4)) {
-      throw new IndexProblem('a record has bad key lengths');
-    }
-  }
-  r.bytes(r.u32());
-  r.bytes(4 * n);
-  r.bytes(r.u32());
-  r.bytes(8 * NUMBERS * n);
+  for (const [key, record] of unpackUsage(packed)) into.put(key, record);
 }
 
 function decodeRow(json: unknown): RowJson | undefined {
@@ -671,7 +859,30 @@ function decodeState(json: StateJson): ScannerState {
   return { ...json, base } as ScannerState;
 }
 
-function decodeRecord(r: Reader, rows: boolean): RestingFile {
+function decodeSummary(json: SummaryJson | undefined, path: string): FileSummary {
+  if (
+    !json ||
+    typeof json !== 'object' ||
+    json.path !== path ||
+    (json.harness !== 'claude-code' && json.harness !== 'codex') ||
+    (json.role !== 'session' && json.role !== 'subagent') ||
+    !Array.isArray(json.models) ||
+    !Array.isArray(json.subagents) ||
+    !Array.isArray(json.problems) ||
+    !json.last ||
+    !Array.isArray(json.last.pendingTools) ||
+    typeof json.lines !== 'number' ||
+    typeof json.bytes !== 'number'
+  ) {
+    throw new IndexProblem('a record has no file summary');
+  }
+  const summary = json as unknown as FileSummary;
+  summary.firstMs = orNaN(json.firstMs);
+  summary.lastMs = orNaN(json.lastMs);
+  return summary;
+}
+
+function decodeHead(r: Reader, source: BodySource, bodyEnd: number, rows: boolean): SavedFile {
   const meta = r.json(r.u32()) as MetaJson;
   if (
     !meta ||
@@ -679,32 +890,24 @@ function decodeRecord(r: Reader, rows: boolean): RestingFile {
     typeof meta.s !== 'number' ||
     typeof meta.m !== 'number' ||
     typeof meta.i !== 'number' ||
-    typeof meta.d !== 'number'
+    typeof meta.d !== 'number' ||
+    !Array.isArray(meta.b) ||
+    meta.b.length !== 3 ||
+    !meta.b.every((n) => Number.isInteger(n) && n >= 0) ||
+    meta.b[0] < HEADER_BYTES ||
+    meta.b[0] + meta.b[1] > bodyEnd
   ) {
     throw new IndexProblem('a record has no cache key');
   }
-  const state = decodeState(meta.st);
-  if (state.base.bytes !== meta.s) throw new IndexProblem('a record disagrees with its size');
+  const summary = decodeSummary(meta.f, meta.p);
+  if (summary.bytes !== meta.s) throw new IndexProblem('a record disagrees with its size');
   const row = decodeRow(meta.r);
   const tail = Uint8Array.from(r.bytes(r.u32()));
   const hashes = r.array((k) => new Uint32Array(k), r.u32());
-  const regionBytes = r.u32();
-  const region = r.bytes(regionBytes);
-  const blocks = new Reader(region, 0, region.length);
-  skipUsage(blocks);
-  skipUsage(blocks);
-  if (!blocks.done()) throw new IndexProblem('a record has bytes left over');
-  const lazy = new LazyUsage(region);
-  const file: Omit<RestingFile, 'usage' | 'copies'> = {
-    path: meta.p,
-    size: meta.s,
-    mtimeMs: meta.m,
-    ino: meta.i,
-    dev: meta.d,
-    tail,
-    state,
-    lazy,
-  };
+  const body = new SavedBody(source, meta.b[0], meta.b[1], meta.b[2]);
+  summary.usage = body.usage;
+  summary.copies = body.copies;
+  const file = new SavedFile(meta, tail, summary, body);
   if (row && rows) {
     const t = row.t;
     const totals: RowTotals | undefined = t
@@ -712,19 +915,24 @@ function decodeRecord(r: Reader, rows: boolean): RestingFile {
       : undefined;
     file.row = { totals, group: row.g, hashes };
   }
-  return withLazyRecords(file, lazy);
+  return file;
 }
 
-/** The entries of an index file, after checking it whole; throws IndexProblem. */
+/**
+ * The entries of an index file, after checking its header and heads (summaries, rows,
+ * cache keys) whole; each entry's body (state, records) is checked when it is read.
+ * Throws IndexProblem.
+ */
 export function decodeIndex(
-  buf: Buffer,
+  source: BodySource,
   scanner: string,
   roots: string,
   pricing = '',
 ): Map<string, RestingFile> {
-  if (buf.length < HEADER_BYTES || !buf.subarray(0, 8).equals(MAGIC)) {
-    throw new IndexProblem(buf.length < HEADER_BYTES ? 'too short' : 'not an index file');
-  }
+  const size = source.size();
+  if (size < HEADER_BYTES) throw new IndexProblem('too short');
+  const buf = source.read(0, HEADER_BYTES);
+  if (!buf.subarray(0, 8).equals(MAGIC)) throw new IndexProblem('not an index file');
   const format = buf.readUInt32LE(8);
   if (format !== INDEX_FORMAT_VERSION) {
     throw new IndexProblem(`format ${format}, this version reads ${INDEX_FORMAT_VERSION}`);
@@ -736,8 +944,9 @@ export function decodeIndex(
     roots?: unknown;
     pricing?: unknown;
     entries?: unknown;
-    bodyBytes?: unknown;
-    checksum?: unknown;
+    headAt?: unknown;
+    headBytes?: unknown;
+    headCrc?: unknown;
   };
   try {
     header = JSON.parse(buf.toString('utf8', 16, 16 + headerBytes)) as typeof header;
@@ -748,26 +957,29 @@ export function decodeIndex(
     throw new IndexProblem(`written by scanner ${String(header.scanner)}, this is ${scanner}`);
   }
   if (header.roots !== roots) throw new IndexProblem('written for other folders');
-  const body = buf.subarray(HEADER_BYTES);
-  if (header.bodyBytes !== body.length) {
+  const { headAt, headBytes } = header;
+  if (
+    typeof headAt !== 'number' ||
+    typeof headBytes !== 'number' ||
+    headAt < HEADER_BYTES ||
+    headAt + headBytes !== size
+  ) {
     throw new IndexProblem(
-      `${body.length} bytes of records where ${String(header.bodyBytes)} were written`,
+      `${size} bytes where ${String(headAt)} + ${String(headBytes)} were written`,
     );
   }
-  const checksum = typeof header.checksum === 'string' ? header.checksum : '';
-  if (checksumOf(body, checksum.split(':')[0] ?? '') !== checksum) {
-    throw new IndexProblem('checksum mismatch');
-  }
+  const heads = source.read(headAt, headBytes);
+  if (crc32(heads) !== header.headCrc) throw new IndexProblem('checksum mismatch');
   // Rows whose costs other prices made are left out (the sessions are aggregated again).
   const rows = header.pricing === pricing;
   const entries = new Map<string, RestingFile>();
-  const all = new Reader(buf, HEADER_BYTES, buf.length);
+  const all = new Reader(heads, 0, heads.length);
   while (!all.done()) {
     const length = all.u32();
     const start = all.at;
     all.bytes(length);
-    const r = new Reader(buf, start, start + length);
-    const entry = decodeRecord(r, rows);
+    const r = new Reader(heads, start, start + length);
+    const entry = decodeHead(r, source, headAt, rows);
     if (!r.done()) throw new IndexProblem('a record has bytes left over');
     entries.set(entry.path, entry);
   }

@@ -21,7 +21,7 @@ import {
   type ScannedElsewhere,
 } from './engine/parallelScan.ts';
 import { unpackUsage } from './engine/packedUsage.ts';
-import { withLazyRecords, type LazyUsage, type SavedRow } from './persistedIndex.ts';
+import { IndexProblem, type SavedBody, type SavedRow } from './persistedIndex.ts';
 import type { ScannerState } from './scannerState.ts';
 import type { FileSummary, LocalProblem, UsageRecord } from './types.ts';
 
@@ -104,8 +104,8 @@ interface Entry {
   failed: boolean;
   /** The last bytes read (up to TAIL_BYTES): an append must leave them unchanged. */
   tail: Buffer;
-  /** Seeded from the index: its records as saved (the summary reads them on first use). */
-  lazy?: LazyUsage;
+  /** Seeded from the index: its state and records as saved, read on first use. */
+  body?: SavedBody;
 }
 
 const CHUNK_BYTES = 1 << 20;
@@ -123,15 +123,17 @@ export interface RestingFile {
   dev: number;
   tail: Uint8Array;
   state: ScannerState;
-  /** The records (read from `lazy` on first use when the entry has one). */
   usage: ReadonlyMap<string, UsageRecord>;
   copies: ReadonlyMap<string, UsageRecord>;
-  /** The records as an index file holds them, decoded when first read. */
-  lazy?: LazyUsage;
+  /**
+   * The file's summary (saving: the one in this cache, by which the aggregation's row is
+   * looked up; loaded: as saved, its records read from the index on first use).
+   */
+  summary?: FileSummary;
+  /** Loaded: the state and records as the index holds them (read on first use). */
+  body?: SavedBody;
   /** Loaded: the row the saving window's aggregation made of the file (prices matching). */
   row?: SavedRow;
-  /** Saved: the summary in this cache (the aggregation's row is looked up by it). */
-  summary?: FileSummary;
 }
 
 export class ScanCache {
@@ -329,7 +331,7 @@ export class ScanCache {
     // (A failed read's records are empty.)
     if (failed) taken.failure = e.summary;
     else {
-      const state = e.scanner?.saveState() ?? e.state;
+      const state = e.scanner?.saveState() ?? e.state ?? e.body?.state();
       if (state) taken.state = state;
     }
     return taken;
@@ -347,25 +349,29 @@ export class ScanCache {
       const r = resting.get(file.path);
       const known = this.entries.get(file.path);
       if (!r || (known && !known.failed) || this.inflight.has(file.path)) continue;
-      if (r.state.harness !== file.harness) continue;
-      if (r.state.harness === 'claude-code' && r.state.role !== file.role) continue;
-      // Records still packed stay so: the summary decodes them when something reads them.
-      const lazy = r.lazy && !r.lazy.decoded ? r.lazy : undefined;
-      const usage = lazy ? new Map<string, UsageRecord>() : (r.usage as Map<string, UsageRecord>);
-      const copies = lazy ? new Map<string, UsageRecord>() : (r.copies as Map<string, UsageRecord>);
-      const summary = resumeScanner(file.path, r.state, usage, copies).summary();
+      // A saved file keeps its summary as saved; its state and records are read when needed.
+      const summary =
+        r.summary && r.body
+          ? r.summary
+          : resumeScanner(
+              file.path,
+              r.state,
+              r.usage as Map<string, UsageRecord>,
+              r.copies as Map<string, UsageRecord>,
+            ).summary();
+      if (summary.harness !== file.harness || summary.role !== file.role) continue;
       const entry: Entry = {
         scanner: undefined,
-        state: r.state,
+        state: r.body ? undefined : r.state,
         size: r.size,
         mtimeMs: r.mtimeMs,
         ino: r.ino,
         dev: r.dev,
-        summary: lazy ? withLazyRecords(summary, lazy) : summary,
+        summary,
         failed: false,
         tail: Buffer.from(r.tail),
       };
-      if (lazy) entry.lazy = lazy;
+      if (r.body) entry.body = r.body;
       this.entries.set(file.path, entry);
       seeded.push(file.path);
     }
@@ -407,14 +413,41 @@ export class ScanCache {
     const out: RestingFile[] = [];
     for (const [path, e] of this.entries) {
       if (e.failed || this.inflight.has(path)) continue;
+      const { size, mtimeMs, ino, dev, tail, summary } = e;
+      // A saved file not read since is saved again as it was loaded.
+      if (e.body && !e.scanner) {
+        const body = e.body;
+        out.push({
+          path,
+          size,
+          mtimeMs,
+          ino,
+          dev,
+          tail,
+          summary,
+          body,
+          get state() {
+            return body.state();
+          },
+          usage: summary.usage,
+          copies: summary.copies,
+        });
+        continue;
+      }
       const state = e.scanner?.saveState() ?? e.state;
       if (!state || state.base.bytes !== e.size) continue;
-      const { size, mtimeMs, ino, dev, tail, summary } = e;
-      const base = { path, size, mtimeMs, ino, dev, tail, state, summary };
-      // Records never decoded are saved as they were loaded.
-      if (e.lazy && !e.lazy.decoded && !e.scanner) {
-        out.push(withLazyRecords({ ...base, lazy: e.lazy }, e.lazy));
-      } else out.push({ ...base, usage: summary.usage, copies: summary.copies });
+      out.push({
+        path,
+        size,
+        mtimeMs,
+        ino,
+        dev,
+        tail,
+        state,
+        summary,
+        usage: summary.usage,
+        copies: summary.copies,
+      });
     }
     return out;
   }
@@ -457,17 +490,20 @@ export class ScanCache {
       handle = this.options.blockingReads
         ? await openBlocking(file.path)
         : await open(file.path, 'r');
-      const append =
-        (cached?.scanner !== undefined || cached?.state !== undefined) &&
+      const grown =
+        (cached?.scanner !== undefined ||
+          cached?.state !== undefined ||
+          cached?.body !== undefined) &&
         !cached.failed &&
         cached.ino === file.ino &&
         cached.dev === file.dev &&
         file.size > cached.size &&
         (await this.sameTail(handle, cached));
-      const scanner = append
-        ? (cached.scanner ?? resumeEntry(file.path, cached))
-        : newScanner(file);
-      const from = append ? cached.size : 0;
+      // A saved body that cannot be read (damaged index): read from the start instead.
+      const resumed = grown ? (cached.scanner ?? resumeEntry(file.path, cached)) : undefined;
+      const append = resumed !== undefined;
+      const scanner = resumed ?? newScanner(file);
+      const from = append ? cached!.size : 0;
       if (!append) scanner.deferStatus();
       if (append) this.stats.appendScans++;
       else this.stats.fullScans++;
@@ -480,7 +516,7 @@ export class ScanCache {
         dev: file.dev,
         summary: cached?.summary ?? scanner.summary(),
         failed: false,
-        tail: append ? cached.tail : Buffer.alloc(0),
+        tail: append ? cached!.tail : Buffer.alloc(0),
       };
       this.entries.set(file.path, entry);
       this.changes++;
@@ -645,14 +681,24 @@ export function resumeScanner(
     : ClaudeCodeScanner.resume(path, state, usage, copies);
 }
 
-/** The scanner of an entry that has only its state: it takes over the summary's records. */
-function resumeEntry(path: string, e: Entry): Scanner {
-  return resumeScanner(
-    path,
-    e.state!,
-    e.summary.usage as Map<string, UsageRecord>,
-    e.summary.copies as Map<string, UsageRecord>,
-  );
+/**
+ * The scanner of an entry that has only its state: it takes over the summary's records
+ * (a saved file's, read from the index now, as plain Maps).
+ */
+function resumeEntry(path: string, e: Entry): Scanner | undefined {
+  const own = (m: ReadonlyMap<string, UsageRecord>) =>
+    e.body ? new Map(m) : (m as Map<string, UsageRecord>);
+  try {
+    return resumeScanner(
+      path,
+      e.state ?? e.body!.state(),
+      own(e.summary.usage),
+      own(e.summary.copies),
+    );
+  } catch (error) {
+    if (error instanceof IndexProblem) return undefined;
+    throw error;
+  }
 }
 
 /** The last TAIL_BYTES of `previous` followed by `chunk` (a copy). */

@@ -158,6 +158,36 @@ describe('persisted local index', () => {
     });
   }
 
+  test('a damaged body (state and records, read only when needed): that file is read from the start when it grows', async () => {
+    await inWorld(async (w) => {
+      const a = await firstWindow(w);
+      const file = await indexFile(w.store);
+      const buf = await readFile(file);
+      // The first body (the newest file's), inside its state: the heads still check out.
+      buf[4096 + 12] = buf[4096 + 12]! ^ 0x40;
+      await writeFile(file, buf);
+      const b = w.open();
+      const opened = await b.refresh();
+      assert.equal(b.cache.stats.fullScans, 0, 'rows and summaries from the heads');
+      assert.deepEqual(
+        opened.sessions.map((s) => s.summary),
+        a.snapshot.sessions.map((s) => s.summary),
+      );
+      const newest = [...a.snapshot.files].sort((x, y) => y.mtimeMs - x.mtimeMs)[0]!;
+      await appendFile(
+        newest.path,
+        jsonl(assistant({ id: 'late', usage: usage(5, 7), seconds: 9e6 })),
+      );
+      const grown = await b.refresh();
+      assert.equal(b.cache.stats.fullScans, 1, 'the damaged one read from the start');
+      assert.equal(b.cache.stats.appendScans, 0);
+      const scan = w.open();
+      await rm(w.store, { recursive: true, force: true });
+      assert.deepEqual(shown(grown, b), shown(await scan.refresh(), scan));
+      assert.deepEqual(w.logs, []);
+    });
+  });
+
   test('an index another version of the extension wrote: rebuilt, one log line', async () => {
     await inWorld(async (w) => {
       await firstWindow(w);
