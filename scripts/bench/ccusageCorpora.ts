@@ -23,7 +23,7 @@ import {
 import { corpus as localBenchCorpus } from './local.ts';
 
 /** Bump when localCorpus2gbOptions() or the generators change. */
-const LOCAL_2GB_VERSION = 'v1';
+const LOCAL_2GB_VERSION = 'v2';
 
 export interface BenchCorpus {
   /** For row names: which generator, what size. */
