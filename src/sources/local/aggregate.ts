@@ -306,11 +306,10 @@ function hashKey(key: string): number {
 
 export function sortSessions(sessions: LocalSession[]): LocalSession[] {
   // Each time parsed once, not at every comparison.
-  const key = new Map<LocalSession, number>();
-  for (const s of sessions) key.set(s, Date.parse(s.summary.lastActivityAt ?? '') || 0);
-  return sessions.sort(
-    (a, b) => key.get(b)! - key.get(a)! || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
-  );
+  const keyed = sessions.map((s) => ({ s, at: Date.parse(s.summary.lastActivityAt ?? '') || 0 }));
+  keyed.sort((a, b) => b.at - a.at || (a.s.path < b.s.path ? -1 : a.s.path > b.s.path ? 1 : 0));
+  for (let i = 0; i < keyed.length; i++) sessions[i] = keyed[i]!.s;
+  return sessions;
 }
 
 function buildSessions(input: AggregateInput): LocalSession[] {
