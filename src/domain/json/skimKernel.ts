@@ -21,7 +21,7 @@ interface WasmGlobal {
 }
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: object };
+  Instance: new (module: object, imports?: object) => { exports: object };
 }
 
 interface KernelExports {
@@ -32,7 +32,6 @@ interface KernelExports {
   newline(i: number, end: number): number;
   nested_end(i: number, end: number): number;
   skim(start: number, end: number, descend: number): number;
-  validate(start: number, end: number, state: number, depth: number): number;
 }
 
 /** Where loaded bytes start in the kernel's memory (the results areas come first). */
@@ -95,11 +94,6 @@ export class SkimKernel {
    * named by `descendInto` and the elements of that one's array field: see skimKernel.wat.
    */
   readonly skim: (start: number, end: number, descend: number) => number;
-  /**
-   * Validation of [start, end) from `state` and `depth` (validate.ts): 0 more to come, 1
-   * complete and valid, 2 not JSON. Then see validationError and the state getters.
-   */
-  readonly validate: (start: number, end: number, state: number, depth: number) => number;
   /** The results of the last skim (four numbers per field, two per element). */
   results: Int32Array;
   private readonly exports: KernelExports;
@@ -122,7 +116,6 @@ export class SkimKernel {
     this.newline = exports.newline;
     this.nestedEnd = exports.nested_end;
     this.skim = exports.skim;
-    this.validate = exports.validate;
     this.memory = new Uint8Array(exports.memory.buffer);
     this.results = new Int32Array(exports.memory.buffer, 0, DATA / 4);
     this.counts = new Float64Array(exports.memory.buffer, COUNT_VALUES, COUNT_VALUE_SLOTS);
@@ -263,7 +256,12 @@ export class SkimKernel {
     return this.counts[i]!;
   }
 
-  /** After validate: the state and depth to continue from, the error code and its index. */
+  /** The module's memory, for a module that works on the same loaded bytes (validate.ts). */
+  get wasmMemory(): object {
+    return this.exports.memory;
+  }
+
+  /** After a validation (validate.ts): the state and depth to go on from, the error code and its index. */
   get validationState(): number {
     return this.results[VALIDATION + 2]!;
   }
@@ -302,12 +300,16 @@ function usableName(name: string, max = NAME_MAX): boolean {
   return name.length <= max && !/[^\x20-\x7e]/.test(name);
 }
 
-function instantiate(): SkimKernel | undefined {
+/**
+ * The exports of the module whose bytes are `base64`, or undefined where WebAssembly (or
+ * its SIMD) is missing: the JS loops do the same work.
+ */
+export function instantiateWasm(base64: string, imports?: object): object | undefined {
   const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
   if (!wasm) return undefined;
   try {
-    const bytes = Buffer.from(SKIM_KERNEL_WASM, 'base64');
-    // Synchronous: the module is about 1.5 KB, well under any main-thread limit. Compiled
+    const bytes = Buffer.from(base64, 'base64');
+    // Synchronous: the modules are a few KB, well under any main-thread limit. Compiled
     // by the optimizing tier at once: V8 otherwise starts it in its baseline compiler and
     // moves hot functions up only later, and a cold scan is over before that pays.
     // The flag is V8's, process-wide, so it is set for this compile only.
@@ -318,11 +320,15 @@ function instantiate(): SkimKernel | undefined {
     } finally {
       setFlagsFromString('--liftoff');
     }
-    const instance = new wasm.Instance(module);
-    return new SkimKernel(instance.exports as unknown as KernelExports);
+    return new wasm.Instance(module, imports).exports;
   } catch {
-    return undefined; // No WebAssembly or no SIMD: the JS loops do the same work.
+    return undefined;
   }
+}
+
+function instantiate(): SkimKernel | undefined {
+  const exports = instantiateWasm(SKIM_KERNEL_WASM);
+  return exports && new SkimKernel(exports as KernelExports);
 }
 
 /** This thread's kernel; undefined where WebAssembly SIMD is unavailable. */

@@ -7,10 +7,12 @@
  * It is fed line by line and keeps its state between lines, so a pretty-printed value
  * spanning many lines is checked like a one-line value. A string cannot span lines (a raw
  * newline inside a string is not JSON). Bytes in the kernel's buffer (skimKernel.ts) are
- * checked by the WebAssembly `validate`, 16 bytes at a time inside strings; this file's
- * loop is the same state machine for every other buffer and where WebAssembly is missing.
+ * checked by the WebAssembly `validate` (validateKernel.wat, which shares the kernel's
+ * memory), 16 bytes at a time inside strings; this file's loop is the same state machine
+ * for every other buffer and where WebAssembly is missing.
  */
-import { kernel } from './skimKernel.ts';
+import { instantiateWasm, kernel, type SkimKernel } from './skimKernel.ts';
+import { VALIDATE_KERNEL_WASM } from './validateKernelWasm.ts';
 
 /** feed(): the value continues on the next line. */
 export const JSON_MORE = 0;
@@ -73,6 +75,27 @@ function message(code: number, at: number, c: number): string {
   }
 }
 
+type WasmValidate = (start: number, end: number, state: number, depth: number) => number;
+
+/**
+ * The WebAssembly validate (validateKernel.wat) over the kernel's memory, made on first
+ * use: only threads that validate compile it. Null where it cannot be made.
+ */
+let wasmValidate: WasmValidate | null | undefined;
+
+function kernelValidate(k: SkimKernel): WasmValidate | null {
+  if (wasmValidate === undefined) {
+    const exports = instantiateWasm(VALIDATE_KERNEL_WASM, { kernel: { memory: k.wasmMemory } });
+    wasmValidate = (exports as { validate?: WasmValidate } | undefined)?.validate ?? null;
+  }
+  return wasmValidate;
+}
+
+/** Whether this thread validates the kernel's bytes in WebAssembly (else in JS, slower). */
+export function validatesInKernel(): boolean {
+  return kernel !== undefined && kernelValidate(kernel) !== null;
+}
+
 export class JsonValidator {
   /** Why the last value was not JSON (the first error since reset). */
   error = '';
@@ -90,11 +113,12 @@ export class JsonValidator {
   /** Checks bytes [start, end) of one line: JSON_DONE, JSON_MORE or JSON_INVALID. */
   feed(buf: Buffer, start: number, end: number): number {
     const k = kernel;
-    if (k === undefined || buf !== k.buf) return this.feedJs(buf, start, end);
+    const validate = k !== undefined && buf === k.buf ? kernelValidate(k) : null;
+    if (k === undefined || validate === null) return this.feedJs(buf, start, end);
     // The kernel keeps one validation's open containers: a value spanning lines brings
     // its own (another validator may have run in between).
     if (this.depth > 0) k.putContainers(this.containers, this.depth);
-    const status = k.validate(start, end, this.state, this.depth);
+    const status = validate(start, end, this.state, this.depth);
     this.state = k.validationState;
     this.depth = k.validationDepth;
     if (status === JSON_INVALID) {

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { compileKernel } from '../../../../scripts/build-wasm.ts';
 import { SeededRandom } from '../../../../src/demo/random.ts';
 import { kernel } from '../../../../src/domain/json/skimKernel.ts';
 import {
@@ -11,7 +12,9 @@ import {
   JSON_INVALID,
   JSON_MORE,
   JsonValidator,
+  validatesInKernel,
 } from '../../../../src/domain/json/validate.ts';
+import { VALIDATE_KERNEL_WASM } from '../../../../src/domain/json/validateKernelWasm.ts';
 
 const walks = [
   { name: 'JS', bytes: (text: string) => Buffer.from(text, 'utf8') },
@@ -70,6 +73,15 @@ const CASES = [
 ];
 
 describe('JsonValidator', () => {
+  it('validates in WebAssembly here (Node has WebAssembly SIMD)', () => {
+    assert.ok(validatesInKernel(), 'the transcript index would silently run the slower JS loop');
+  });
+
+  it('the committed module is what validateKernel.wat compiles to (`npm run build:wasm`)', async () => {
+    const compiled = Buffer.from(await compileKernel('validateKernel'));
+    assert.equal(VALIDATE_KERNEL_WASM, compiled.toString('base64'));
+  });
+
   for (const walk of walks) {
     it(`${walk.name}: agrees with JSON.parse on valid and invalid one-line values`, () => {
       const v = new JsonValidator();
