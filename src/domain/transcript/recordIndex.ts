@@ -56,7 +56,7 @@ export class RecordIndex implements LineSink {
   private readonly fields = new Fields();
   private readonly collector: RecordCollector;
   /** The lines so far of a record spanning lines (copies), and their bytes. */
-  private parts: Buffer[] = [];
+  private readonly parts: Buffer[] = [];
   private partBytes = 0;
 
   constructor(adapter: FormatAdapter) {
@@ -149,7 +149,7 @@ export class RecordIndex implements LineSink {
 
   private begin(lineIndex: number): void {
     this.validator.reset();
-    this.parts = [];
+    if (this.parts.length > 0) this.parts.length = 0;
     this.partBytes = 0;
     this.openFirst = lineIndex;
   }
@@ -172,7 +172,7 @@ export class RecordIndex implements LineSink {
     const f = this.fields;
     const isObject = skimObject(buf, start, end, f, this.collector.nested);
     const plan = this.collector.plan(isObject ? f : undefined, this.pairing, this.kinds.length);
-    this.parts = [];
+    if (this.parts.length > 0) this.parts.length = 0;
     if (plan.hiddenType !== undefined)
       this.hidden.set(plan.hiddenType, (this.hidden.get(plan.hiddenType) ?? 0) + 1);
     if (plan.cwd !== undefined) this.cwd ??= plan.cwd;
