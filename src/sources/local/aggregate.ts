@@ -115,6 +115,11 @@ export class Aggregation {
     this.nextGroup = Math.max(this.nextGroup, row.group + 1);
   }
 
+  /** Rows known (worked out or seeded). */
+  get size(): number {
+    return this.memo.size;
+  }
+
   /** Forgets every row (the next run aggregates everything). */
   clear(): void {
     this.memo.clear();

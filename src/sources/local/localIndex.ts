@@ -78,7 +78,7 @@ export class LocalIndex {
   private lastSummaries: readonly FileSummary[] = [];
   /** The rows as last aggregated (only changed groups are aggregated again). */
   readonly aggregation = new Aggregation();
-  /** Paths whose rows were seeded from the index this window read first. */
+  /** Paths seeded from an index in this refresh (a newer index read after a wait replaces them). */
   private seededRows: string[] = [];
   /** Files a watcher saw written since the last refresh (see noteChanges). */
   private readonly changed = new Set<string>();
@@ -176,6 +176,7 @@ export class LocalIndex {
     const persisted = this.persisted;
     const first = !this.ranOnce;
     this.ranOnce = true;
+    this.seededRows = [];
     // A first scan's workers start while the folders are listed, unless a saved index is
     // likely to leave them nothing to do.
     if (!persisted || !first || !(await persisted.exists())) this.cache.startWorkers();
@@ -272,14 +273,15 @@ export class LocalIndex {
       const loaded = await persisted.loadIfChanged();
       if (!loaded) return;
       // Rows from two saves must not mix (each is valid with the files of its own save):
-      // what the first index gave is dropped for the newer one, before any was read.
-      if (first && this.seededRows.length > 0) {
+      // what an index gave in this refresh is dropped for the newer one, before any was
+      // read; rows are taken only while no other row is known (nothing aggregated yet).
+      if (this.seededRows.length > 0) {
         this.cache.unseed(this.seededRows);
         this.aggregation.clear();
         this.seededRows = [];
       }
       const seeded = this.cache.seed(files, loaded);
-      if (!first) return;
+      if (this.aggregation.size > 0) return;
       // Every saved row, also of files not listed or not taken (their groups are then
       // aggregated again: a removed file may have owned another's responses).
       const taken = new Set(seeded);

@@ -8,7 +8,7 @@
  * usage record.
  */
 import assert from 'node:assert/strict';
-import { appendFile, rm, unlink, utimes } from 'node:fs/promises';
+import { appendFile, rename, rm, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import {
@@ -17,6 +17,7 @@ import {
 } from '../../../../src/sources/local/discovery.ts';
 import { LocalIndex, type LocalSnapshot } from '../../../../src/sources/local/localIndex.ts';
 import { buildUsageReport } from '../../../../src/sources/local/usageReport.ts';
+import { writeLocalCorpus } from '../../../support/localCorpus.ts';
 import { CASES, layOut } from '../../conformance/realFiles.ts';
 import {
   assistant,
@@ -101,6 +102,32 @@ describe('rows kept from the index and aggregated again where files changed', ()
       await randomRun(seed);
     });
   }
+
+  test('a window whose first listing found nothing takes the rows from the index once the files are there', async () => {
+    const { dir, cleanup } = await tempDir('asi-agg-');
+    try {
+      const corpus = await writeLocalCorpus(join(dir, 'corpus'), {
+        claudeSessions: 3,
+        codexSessions: 2,
+        largeClaudeBytes: [9 << 20],
+      });
+      const roots = { claude: corpus.claudeDir, codex: corpus.codexDir };
+      const store = join(dir, 'store');
+      const first = window(roots, store);
+      const expected = shown(await first.refresh(), first);
+      await first.saveIndex();
+      await rename(join(dir, 'corpus'), join(dir, 'away'));
+      const later = window(roots, store);
+      assert.equal((await later.refresh()).sessions.length, 0);
+      await rename(join(dir, 'away'), join(dir, 'corpus'));
+      const snapshot = await later.refresh();
+      assert.equal(later.cache.stats.fullScans, 0);
+      assert.equal(recomputed(later), 0, 'every row from the index');
+      assert.deepEqual(shown(snapshot, later), expected);
+    } finally {
+      await cleanup();
+    }
+  });
 
   test('other prices than the saving window had: the rows are aggregated again', async () => {
     const { dir, cleanup } = await tempDir('asi-agg-');
