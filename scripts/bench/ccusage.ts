@@ -291,6 +291,7 @@ async function benchOneCorpus(
   options: CcusageOptions,
 ): Promise<CcusageBench> {
   const c = await bench.load();
+  const runStarted = Date.now();
   const home = mkdtempSync(path.join(os.tmpdir(), 'asi-bench-ccusage-home-'));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '',
@@ -428,6 +429,16 @@ async function benchOneCorpus(
   ];
 
   if (bench.codexPart) rows.push(...(await codexPart(found.bin, c, ROUNDS)));
+  // The cached corpora are shared with other bench groups (local-2gb appends to a file and
+  // truncates it back): a run that overlapped one reads other bytes than the totals expect.
+  const changed = c.files.filter(
+    (f) => statSync(f.path, { throwIfNoEntry: false })?.size !== f.bytes,
+  );
+  if (changed.length > 0 || c.files.some((f) => statSync(f.path).mtimeMs > runStarted)) {
+    notes.push(
+      `  The corpus's files changed during this run (another bench writing to them?): totals may not match the generator's.`,
+    );
+  }
   const expected = compareWithExpected(c, ourReport, theirReport);
   rows.push(...expected.rows);
   notes.push(...expected.notes);
