@@ -1,16 +1,29 @@
 /**
- * A lock file shared by every extension host (VS Code window) on the machine: the one
- * that holds it scans the files nobody has indexed yet and saves the persisted index; the
- * others wait for it and read what it saved. The file is created exclusively and holds
- * the holder's pid, host and a token; the holder touches it while it works. A lock whose
- * file was not touched for `staleMs`, or whose holder's process is gone (same host), is
- * taken over: it is renamed away first, so that of two windows taking it over at once
- * only one removes it, and one that was renamed while fresh is put back.
+ * A lock shared by every extension host (VS Code window) on the machine: the one that
+ * holds it scans the files nobody has indexed yet and saves the persisted index; the
+ * others wait for it and read what it saved. The lock is a directory holding one file,
+ * named by the holder's token, with its pid and host; the holder touches that file while
+ * it works. The directory is built under a name of the holder's own and renamed into
+ * place, which fails while a lock exists. A lock whose file was not touched for `staleMs`,
+ * or whose holder's process is gone (same host), is taken over by removing that file,
+ * which only one window can do and which never removes a newer lock (its file has
+ * another name), then the directory, which `rmdir` removes only while it is empty.
  */
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, open, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
+import {
+  mkdir,
+  readFile,
+  readdir,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  unlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export interface IndexLockOptions {
   /** A lock not touched for this long is stale (default 30 s). */
@@ -73,8 +86,9 @@ export class IndexLock {
       if (attempt === 'failed') return result;
       const holder = await this.readHolder();
       if (holder === 'gone') continue;
-      if (holder.stale) {
-        if (await this.takeOver(holder.content)) result.tookOver = true;
+      // A takeover that fails (another window's came first) waits like any other.
+      if (holder.stale && (await this.takeOver(holder.entry))) {
+        result.tookOver = true;
         continue;
       }
       if (Date.now() >= deadline) return result;
@@ -91,50 +105,71 @@ export class IndexLock {
     this.token = undefined;
     clearInterval(this.heartbeat);
     this.heartbeat = undefined;
-    const text = await readFile(this.path, 'utf8').catch(() => '');
-    if (parseHolder(text)?.token === token) await unlink(this.path).catch(() => undefined);
+    // Fails when the lock was taken over: then it is another window's, and stays.
+    const removed = await unlink(join(this.path, token)).then(
+      () => true,
+      () => false,
+    );
+    if (removed) await rmdir(this.path).catch(() => undefined);
   }
 
   private async tryCreate(): Promise<'created' | 'exists' | 'failed'> {
     const token = randomUUID();
     const holder: Holder = { pid: process.pid, host: hostname(), token, at: Date.now() };
+    const building = `${this.path}.${token.slice(0, 8)}.new`;
     try {
       await mkdir(dirname(this.path), { recursive: true });
-      const handle = await open(this.path, 'wx');
-      try {
-        await handle.writeFile(JSON.stringify(holder));
-      } finally {
-        await handle.close();
-      }
+      await mkdir(building);
+      await writeFile(join(building, token), JSON.stringify(holder));
+      // Fails while a lock holds its file (an empty directory is one being taken over).
+      await rename(building, this.path);
     } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'exists' : 'failed';
+      await rm(building, { recursive: true, force: true }).catch(() => undefined);
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' || code === 'ENOTEMPTY' || code === 'ENOTDIR') return 'exists';
+      // Windows refuses to rename over any directory with EPERM.
+      const exists = await stat(this.path).then(
+        () => true,
+        () => false,
+      );
+      return code === 'EPERM' && exists ? 'exists' : 'failed';
     }
     this.token = token;
     this.heartbeat = setInterval(() => {
       const now = new Date();
-      void utimes(this.path, now, now).catch(() => undefined);
+      void utimes(join(this.path, token), now, now).catch(() => undefined);
     }, this.options.heartbeatMs);
     this.heartbeat.unref();
     return 'created';
   }
 
-  /** The lock's holder and whether it is stale; 'gone' when the lock vanished meanwhile. */
-  private async readHolder(): Promise<'gone' | { stale: boolean; content: string }> {
+  /**
+   * The lock's holder file (`entry`; undefined for an empty directory or a lock file left
+   * by an older build) and whether it is stale; 'gone' when the lock vanished meanwhile.
+   */
+  private async readHolder(): Promise<'gone' | { stale: boolean; entry: string | undefined }> {
+    let entry: string | undefined;
+    try {
+      entry = (await readdir(this.path))[0];
+      // Nobody's lock: one being taken over, or whose taker stopped before removing it.
+      if (entry === undefined) return { stale: true, entry };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') return 'gone';
+    }
+    const file = entry === undefined ? this.path : join(this.path, entry);
     let content: string;
     let mtimeMs: number;
     try {
-      [content, mtimeMs] = await Promise.all([
-        readFile(this.path, 'utf8'),
-        stat(this.path).then((s) => s.mtimeMs),
-      ]);
+      mtimeMs = (await stat(file)).mtimeMs;
+      content = await readFile(file, 'utf8');
     } catch {
       return 'gone';
     }
-    const holder = parseHolder(content);
-    if (Date.now() - mtimeMs > this.options.staleMs) return { stale: true, content };
+    if (Date.now() - mtimeMs > this.options.staleMs) return { stale: true, entry };
     // Its process is gone (on this host: a pid means nothing elsewhere).
+    const holder = parseHolder(content);
     const dead = holder !== undefined && holder.host === hostname() && !this.alive(holder.pid);
-    return { stale: dead, content };
+    return { stale: dead, entry };
   }
 
   private alive(pid: number): boolean {
@@ -148,27 +183,33 @@ export class IndexLock {
   }
 
   /**
-   * Removes a stale lock whose content was `seen`: renamed to a name of this process's
-   * own first, then removed if it still is that lock; a lock that is not (another window
-   * took the stale one over and made a fresh one in between) is put back. Public for
-   * tests: that interleaving cannot be arranged through acquire.
+   * Removes a stale lock whose holder file is `entry`: that file first (of windows taking
+   * it over at once only one succeeds, and a newer lock, whose file has another name, is
+   * left alone), then the directory if it is empty. Without `entry` (an empty directory,
+   * or a lock file of an older build), only that. Public for tests: a lock replaced between
+   * being judged and being taken over cannot be arranged through acquire.
    */
-  async takeOver(seen: string): Promise<boolean> {
-    const aside = `${this.path}.${process.pid}.${randomUUID().slice(0, 8)}.stale`;
-    try {
-      await rename(this.path, aside);
-    } catch {
-      return false;
+  async takeOver(entry: string | undefined): Promise<boolean> {
+    if (entry !== undefined) {
+      try {
+        await unlink(join(this.path, entry));
+      } catch {
+        return false;
+      }
+      await rmdir(this.path).catch(() => undefined);
+      return true;
     }
-    const content = await readFile(aside, 'utf8').catch(() => '');
-    if (content !== seen) {
-      // link fails if a lock exists again: never replaces one.
-      await link(aside, this.path).catch(() => undefined);
-      await unlink(aside).catch(() => undefined);
-      return false;
-    }
-    await unlink(aside).catch(() => undefined);
-    return true;
+    // rmdir removes only an empty directory; an older build's lock file is unlinked.
+    return rmdir(this.path).then(
+      () => true,
+      (error: NodeJS.ErrnoException) =>
+        error.code === 'ENOTDIR'
+          ? unlink(this.path).then(
+              () => true,
+              () => false,
+            )
+          : false,
+    );
   }
 }
 
