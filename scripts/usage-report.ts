@@ -68,8 +68,10 @@ function scanWorker(): string {
 
 const dayOf = args.utc ? utcDay : localDay;
 const index = new LocalIndex({
-  // This process only scans: blocking reads on its main thread too (see ScanCacheOptions).
+  // This process only scans: blocking reads and folder listing on its main thread too (see
+  // ScanCacheOptions and LocalRootsOptions).
   cache: new ScanCache({ scanWorker: scanWorker(), helpers, blockingReads: true }),
+  blockingReads: true,
   ...(args['claude-dir'] ? { claudeConfigDirs: args['claude-dir'] } : {}),
   ...(args['codex-home'] ? { codexHome: args['codex-home'] } : {}),
 });

@@ -9,7 +9,7 @@
  * come before the environment variables. Symlinks are followed; a folder reached twice (a loop, or two
  * roots that are one folder) is read once, and a file reached twice is listed once.
  */
-import type { Dirent, Stats } from 'node:fs';
+import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,6 +24,11 @@ export interface LocalRootsOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Home folder (default os.homedir()). */
   homeDir?: string;
+  /**
+   * List the folders with blocking calls: for a process that does nothing else meanwhile
+   * (the usage-report CLI), never the extension host. Same files, order and problems.
+   */
+  blockingReads?: boolean;
 }
 
 /**
@@ -143,7 +148,40 @@ export function resolveRoots(options: LocalRootsOptions = {}): LocalRoot[] {
   return roots;
 }
 
+/**
+ * The file-system calls of a listing. Both styles give the same results; the blocking one
+ * avoids a thread-pool round trip per folder and per entry.
+ */
+interface FolderIo {
+  realpath(path: string): Promise<string>;
+  readdir(dir: string): Promise<Dirent[]>;
+  /** Each path's stats (symlinks followed) or its error, in the order given. */
+  statAll(paths: readonly string[]): Promise<(Stats | NodeJS.ErrnoException)[]>;
+}
+
+const promiseIo: FolderIo = {
+  realpath: (path) => realpath(path),
+  readdir: (dir) => readdir(dir, { withFileTypes: true }),
+  statAll: (paths) =>
+    Promise.all(paths.map((path) => stat(path).catch((error: NodeJS.ErrnoException) => error))),
+};
+
+const blockingIo: FolderIo = {
+  // realpathSync.native is the same system call as the promise realpath (not the JS walk).
+  realpath: async (path) => realpathSync.native(path),
+  readdir: async (dir) => readdirSync(dir, { withFileTypes: true }),
+  statAll: async (paths) =>
+    paths.map((path) => {
+      try {
+        return statSync(path);
+      } catch (error) {
+        return error as NodeJS.ErrnoException;
+      }
+    }),
+};
+
 interface Walk {
+  io: FolderIo;
   signal: AbortSignal | undefined;
   problems: LocalProblem[];
   /** dev:ino of folders already read. */
@@ -158,7 +196,14 @@ export async function discoverLocalFiles(
   options: LocalRootsOptions = {},
   signal?: AbortSignal,
 ): Promise<DiscoveryResult> {
-  const w: Walk = { signal, problems: [], dirs: new Set(), files: new Set(), out: [] };
+  const w: Walk = {
+    io: options.blockingReads ? blockingIo : promiseIo,
+    signal,
+    problems: [],
+    dirs: new Set(),
+    files: new Set(),
+    out: [],
+  };
   const reports: RootReport[] = [];
   const seenRoots = new Set<string>();
   for (const root of resolveRoots(options)) {
@@ -171,7 +216,7 @@ export async function discoverLocalFiles(
       archivedFiles: 0,
     };
     reports.push(report);
-    const real = await realpath(root.path).catch((error: NodeJS.ErrnoException) => error);
+    const real = await w.io.realpath(root.path).catch((error: NodeJS.ErrnoException) => error);
     if (real instanceof Error) {
       report.state = real.code === 'ENOENT' || real.code === 'ENOTDIR' ? 'missing' : 'unreadable';
       // A folder the user named explicitly and that is missing is worth saying.
@@ -226,14 +271,15 @@ interface Entry {
 }
 
 /**
- * The entries of one folder with their stats (symlinks followed). Missing folders give
- * an empty list; unreadable ones, loops and broken links are reported.
+ * The entries of one folder with their stats (symlinks followed), in the folder's order.
+ * Missing folders give an empty list; unreadable ones, loops and broken links are
+ * reported, in the folder's order.
  */
 async function list(w: Walk, dir: string): Promise<Entry[]> {
   w.signal?.throwIfAborted();
   let dirents: Dirent[];
   try {
-    dirents = await readdir(dir, { withFileTypes: true });
+    dirents = await w.io.readdir(dir);
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     if (e.code !== 'ENOENT' && e.code !== 'ENOTDIR') {
@@ -241,24 +287,25 @@ async function list(w: Walk, dir: string): Promise<Entry[]> {
     }
     return [];
   }
-  const entries = await Promise.all(
-    dirents.map(async (d): Promise<Entry | undefined> => {
-      const path = join(dir, d.name);
-      if (!d.isFile() && !d.isDirectory() && !d.isSymbolicLink()) return undefined;
-      try {
-        return { name: d.name, path, stats: await stat(path) };
-      } catch (error) {
-        const e = error as NodeJS.ErrnoException;
-        w.problems.push({
-          kind: e.code === 'ELOOP' ? 'symlink-loop' : 'unreadable',
-          path,
-          message: `${path}: ${describe(e)}`,
-        });
-        return undefined;
-      }
-    }),
-  );
-  return entries.filter((e): e is Entry => e !== undefined);
+  const kept = dirents.filter((d) => d.isFile() || d.isDirectory() || d.isSymbolicLink());
+  const paths = kept.map((d) => join(dir, d.name));
+  const stats = await w.io.statAll(paths);
+  const entries: Entry[] = [];
+  kept.forEach((d, i) => {
+    const path = paths[i]!;
+    const s = stats[i]!;
+    if (!(s instanceof Error)) {
+      entries.push({ name: d.name, path, stats: s });
+      return;
+    }
+    // Unreadable, a loop, or gone between the listing and the stat.
+    w.problems.push({
+      kind: s.code === 'ELOOP' ? 'symlink-loop' : 'unreadable',
+      path,
+      message: `${path}: ${describe(s)}`,
+    });
+  });
+  return entries;
 }
 
 /** False (and a problem) when the folder was read already: a symlink loop or an alias. */
@@ -295,8 +342,8 @@ function add(
 
 /** Marks a starting folder as read, so a link back to it is seen as a loop. */
 async function enterPath(w: Walk, path: string): Promise<void> {
-  const stats = await stat(path).catch(() => undefined);
-  if (stats?.isDirectory()) w.dirs.add(`${stats.dev}:${stats.ino}`);
+  const [stats] = await w.io.statAll([path]);
+  if (!(stats instanceof Error) && stats?.isDirectory()) w.dirs.add(`${stats.dev}:${stats.ino}`);
 }
 
 async function walkClaude(w: Walk, root: string): Promise<void> {

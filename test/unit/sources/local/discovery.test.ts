@@ -1,6 +1,6 @@
 /** Roots from options and the environment, file enumeration, links and loops, missing folders. */
 import assert from 'node:assert/strict';
-import { mkdir, symlink } from 'node:fs/promises';
+import { mkdir, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import {
@@ -9,6 +9,7 @@ import {
   resolveRoots,
 } from '../../../../src/sources/local/discovery.ts';
 import { LocalIndex } from '../../../../src/sources/local/localIndex.ts';
+import { writeLocalCorpus } from '../../../support/localCorpus.ts';
 import { assistant, jsonl, prompt, tempDir, writeAt } from './fixtures.ts';
 
 const HOME = '/home/ada';
@@ -78,164 +79,227 @@ describe('roots', () => {
   });
 });
 
-describe('files', () => {
-  test('both harnesses, archived sessions, subagents with meta, orphans kept', async () => {
-    const { dir, cleanup } = await tempDir();
-    try {
-      const projects = join(dir, 'claude', 'projects', '-home-ada-app');
-      await writeAt(join(projects, 'S1.jsonl'), line);
-      await writeAt(join(projects, 'S1', 'subagents', 'agent-a1.jsonl'), line);
-      await writeAt(
-        join(projects, 'S1', 'subagents', 'agent-a1.meta.json'),
-        '{"agentType":"Explore"}',
-      );
-      await writeAt(join(projects, 'S1', 'subagents', 'agent-a2.jsonl'), line);
-      await writeAt(join(projects, 'S1', 'subagents', 'notes.txt'), 'x');
-      await writeAt(join(projects, 'ORPHAN', 'subagents', 'agent-o1.jsonl'), line);
-      await writeAt(join(dir, 'claude', 'todos', 'x.jsonl'), line); // not under projects/
-      const codex = join(dir, 'codex');
-      const id = '0199a2b3-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
-      await writeAt(
-        join(codex, 'sessions', '2026', '07', '01', `rollout-2026-07-01T10-00-00-${id}.jsonl`),
-        line,
-      );
-      await writeAt(join(codex, 'archived_sessions', 'rollout-2026-06-01T10-00-00-x.jsonl'), line);
-      await writeAt(join(codex, 'sessions', '2026', '07', '01', 'history.jsonl'), line);
-
-      const result = await discoverLocalFiles({
-        claudeConfigDirs: [join(dir, 'claude')],
-        codexHome: codex,
-      });
-      const rel = (p: string) => p.slice(dir.length + 1);
-      assert.deepEqual(result.files.map((f) => `${f.harness}:${f.role}:${rel(f.path)}`).sort(), [
-        'claude-code:session:claude/projects/-home-ada-app/S1.jsonl',
-        'claude-code:subagent:claude/projects/-home-ada-app/ORPHAN/subagents/agent-o1.jsonl',
-        'claude-code:subagent:claude/projects/-home-ada-app/S1/subagents/agent-a1.jsonl',
-        'claude-code:subagent:claude/projects/-home-ada-app/S1/subagents/agent-a2.jsonl',
-        'codex:session:codex/archived_sessions/rollout-2026-06-01T10-00-00-x.jsonl',
-        `codex:session:codex/sessions/2026/07/01/rollout-2026-07-01T10-00-00-${id}.jsonl`,
-      ]);
-      const a1 = result.files.find((f) => f.agentId === 'a1')!;
-      assert.equal(a1.sessionId, 'S1');
-      assert.ok(a1.metaPath?.endsWith('agent-a1.meta.json'));
-      assert.equal(result.files.find((f) => f.agentId === 'a2')!.metaPath, undefined);
-      assert.equal(result.files.find((f) => f.path.includes(id))!.sessionId, id);
-      assert.equal(result.files.find((f) => f.path.includes('archived'))!.archived, true);
-      assert.deepEqual(
-        result.roots.map((r) => [r.state, r.sessionFiles, r.subagentFiles, r.archivedFiles]),
-        [
-          ['ok', 1, 3, 0],
-          ['ok', 2, 0, 1],
-        ],
-      );
-      assert.deepEqual(result.problems, []);
-
-      // Attached to the parent; the orphan is kept as its own row.
-      const index = new LocalIndex({ claudeConfigDirs: [join(dir, 'claude')], codexHome: codex });
-      const snap = await index.refresh();
-      const parentPath = join(projects, 'S1.jsonl');
-      const parent = snap.sessions.find((s) => s.path === parentPath)!;
-      assert.equal(parent.children.length, 2);
-      for (const agent of ['a1', 'a2']) {
-        assert.equal(
-          snap.sessions.find((s) => s.file.agentId === agent)!.summary.parentId,
-          parentPath,
+// Every listing test runs with the extension host's promise calls and the CLI's blocking calls.
+for (const blockingReads of [false, true]) {
+  describe(`files (${blockingReads ? 'blocking' : 'promise'} calls)`, () => {
+    test('both harnesses, archived sessions, subagents with meta, orphans kept', async () => {
+      const { dir, cleanup } = await tempDir();
+      try {
+        const projects = join(dir, 'claude', 'projects', '-home-ada-app');
+        await writeAt(join(projects, 'S1.jsonl'), line);
+        await writeAt(join(projects, 'S1', 'subagents', 'agent-a1.jsonl'), line);
+        await writeAt(
+          join(projects, 'S1', 'subagents', 'agent-a1.meta.json'),
+          '{"agentType":"Explore"}',
         );
+        await writeAt(join(projects, 'S1', 'subagents', 'agent-a2.jsonl'), line);
+        await writeAt(join(projects, 'S1', 'subagents', 'notes.txt'), 'x');
+        await writeAt(join(projects, 'ORPHAN', 'subagents', 'agent-o1.jsonl'), line);
+        await writeAt(join(dir, 'claude', 'todos', 'x.jsonl'), line); // not under projects/
+        const codex = join(dir, 'codex');
+        const id = '0199a2b3-1c2d-7e3f-8a9b-0c1d2e3f4a5b';
+        await writeAt(
+          join(codex, 'sessions', '2026', '07', '01', `rollout-2026-07-01T10-00-00-${id}.jsonl`),
+          line,
+        );
+        await writeAt(
+          join(codex, 'archived_sessions', 'rollout-2026-06-01T10-00-00-x.jsonl'),
+          line,
+        );
+        await writeAt(join(codex, 'sessions', '2026', '07', '01', 'history.jsonl'), line);
+
+        const result = await discoverLocalFiles({
+          blockingReads,
+          claudeConfigDirs: [join(dir, 'claude')],
+          codexHome: codex,
+        });
+        const rel = (p: string) => p.slice(dir.length + 1);
+        assert.deepEqual(result.files.map((f) => `${f.harness}:${f.role}:${rel(f.path)}`).sort(), [
+          'claude-code:session:claude/projects/-home-ada-app/S1.jsonl',
+          'claude-code:subagent:claude/projects/-home-ada-app/ORPHAN/subagents/agent-o1.jsonl',
+          'claude-code:subagent:claude/projects/-home-ada-app/S1/subagents/agent-a1.jsonl',
+          'claude-code:subagent:claude/projects/-home-ada-app/S1/subagents/agent-a2.jsonl',
+          'codex:session:codex/archived_sessions/rollout-2026-06-01T10-00-00-x.jsonl',
+          `codex:session:codex/sessions/2026/07/01/rollout-2026-07-01T10-00-00-${id}.jsonl`,
+        ]);
+        const a1 = result.files.find((f) => f.agentId === 'a1')!;
+        assert.equal(a1.sessionId, 'S1');
+        assert.ok(a1.metaPath?.endsWith('agent-a1.meta.json'));
+        assert.equal(result.files.find((f) => f.agentId === 'a2')!.metaPath, undefined);
+        assert.equal(result.files.find((f) => f.path.includes(id))!.sessionId, id);
+        assert.equal(result.files.find((f) => f.path.includes('archived'))!.archived, true);
+        assert.deepEqual(
+          result.roots.map((r) => [r.state, r.sessionFiles, r.subagentFiles, r.archivedFiles]),
+          [
+            ['ok', 1, 3, 0],
+            ['ok', 2, 0, 1],
+          ],
+        );
+        assert.deepEqual(result.problems, []);
+
+        // Attached to the parent; the orphan is kept as its own row.
+        const index = new LocalIndex({
+          claudeConfigDirs: [join(dir, 'claude')],
+          codexHome: codex,
+          blockingReads,
+        });
+        const snap = await index.refresh();
+        const parentPath = join(projects, 'S1.jsonl');
+        const parent = snap.sessions.find((s) => s.path === parentPath)!;
+        assert.equal(parent.children.length, 2);
+        for (const agent of ['a1', 'a2']) {
+          assert.equal(
+            snap.sessions.find((s) => s.file.agentId === agent)!.summary.parentId,
+            parentPath,
+          );
+        }
+        const orphan = snap.sessions.find((s) => s.file.agentId === 'o1')!;
+        assert.equal(orphan.summary.parentId, undefined);
+        assert.equal(snap.sessions.length, 6);
+      } finally {
+        await cleanup();
       }
-      const orphan = snap.sessions.find((s) => s.file.agentId === 'o1')!;
-      assert.equal(orphan.summary.parentId, undefined);
-      assert.equal(snap.sessions.length, 6);
-    } finally {
-      await cleanup();
-    }
-  });
+    });
 
-  test('a subagent in another folder is attached by the agentId its parent names', async () => {
+    test('a subagent in another folder is attached by the agentId its parent names', async () => {
+      const { dir, cleanup } = await tempDir();
+      try {
+        const projects = join(dir, 'claude', 'projects', '-p');
+        await writeAt(
+          join(projects, 'S1.jsonl'),
+          jsonl(prompt('hi'), {
+            type: 'progress',
+            data: { type: 'agent_progress', agentId: 'zz9', message: { type: 'user' } },
+            parentToolUseID: 'toolu_1',
+            timestamp: '2026-07-01T10:00:01Z',
+          }),
+        );
+        await writeAt(join(projects, 'OTHER', 'subagents', 'agent-zz9.jsonl'), line);
+        const snap = await new LocalIndex({
+          blockingReads,
+          claudeConfigDirs: [join(dir, 'claude')],
+          codexHome: join(dir, 'x'),
+        }).refresh();
+        const child = snap.sessions.find((s) => s.file.agentId === 'zz9')!;
+        assert.equal(child.summary.parentId, join(projects, 'S1.jsonl'));
+      } finally {
+        await cleanup();
+      }
+    });
+
+    test('symbolic link loops and aliases: reported, read once, no hang', async () => {
+      const { dir, cleanup } = await tempDir();
+      try {
+        const codex = join(dir, 'codex');
+        const day = join(codex, 'sessions', '2026', '07', '01');
+        await writeAt(join(day, 'rollout-2026-07-01T10-00-00-a.jsonl'), line);
+        await symlink(join(codex, 'sessions'), join(day, 'loop'));
+        await symlink(join(day, 'self'), join(day, 'self'));
+        const projects = join(dir, 'claude', 'projects');
+        await writeAt(join(projects, '-real', 'S1.jsonl'), line);
+        await symlink(join(projects, '-real'), join(projects, '-alias'));
+        await symlink(
+          join(projects, '-real', 'S1.jsonl'),
+          join(projects, '-real', 'S1-link.jsonl'),
+        );
+
+        const result = await discoverLocalFiles({
+          blockingReads,
+          claudeConfigDirs: [join(dir, 'claude')],
+          codexHome: codex,
+        });
+        assert.equal(result.files.filter((f) => f.harness === 'codex').length, 1);
+        assert.equal(result.files.filter((f) => f.harness === 'claude-code').length, 1);
+        const loops = result.problems.filter((p) => p.kind === 'symlink-loop').map((p) => p.path);
+        assert.ok(loops.includes(join(day, 'loop')), 'the loop back to sessions/');
+        assert.ok(loops.includes(join(day, 'self')), 'the link to itself');
+        assert.ok(
+          loops.some((p) => p === join(projects, '-alias') || p === join(projects, '-real')),
+        );
+      } finally {
+        await cleanup();
+      }
+    });
+
+    test('missing and empty folders; the same folder named twice', async () => {
+      const { dir, cleanup } = await tempDir();
+      try {
+        await mkdir(join(dir, 'empty-claude', 'projects'), { recursive: true });
+        await mkdir(join(dir, 'codex'));
+        await symlink(join(dir, 'empty-claude'), join(dir, 'alias-claude'));
+        const result = await discoverLocalFiles({
+          blockingReads,
+          claudeConfigDirs: [
+            join(dir, 'empty-claude'),
+            join(dir, 'alias-claude'),
+            join(dir, 'nope'),
+          ],
+          codexHome: join(dir, 'codex'),
+        });
+        assert.deepEqual(
+          result.roots.map((r) => r.state),
+          ['empty', 'duplicate', 'missing', 'empty'],
+        );
+        assert.deepEqual(
+          result.problems.map((p) => `${p.kind}:${p.path}`),
+          [`missing-folder:${join(dir, 'nope')}`],
+        );
+        // Default folders that do not exist are normal (no Codex installed): not a problem.
+        const defaults = await discoverLocalFiles({
+          env: {},
+          homeDir: join(dir, 'no-home'),
+          blockingReads,
+        });
+        assert.deepEqual(
+          defaults.roots.map((r) => r.state),
+          ['missing', 'missing', 'missing'],
+        );
+        assert.deepEqual(defaults.problems, []);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    test('an aborted discovery stops', async () => {
+      const controller = new AbortController();
+      controller.abort();
+      await assert.rejects(
+        discoverLocalFiles({ env: {}, homeDir: '/', blockingReads }, controller.signal),
+      );
+    });
+  });
+}
+
+describe('the two listing styles', () => {
+  test('blocking and promise calls list the same files, roots and problems in the same order', async () => {
     const { dir, cleanup } = await tempDir();
     try {
-      const projects = join(dir, 'claude', 'projects', '-p');
-      await writeAt(
-        join(projects, 'S1.jsonl'),
-        jsonl(prompt('hi'), {
-          type: 'progress',
-          data: { type: 'agent_progress', agentId: 'zz9', message: { type: 'user' } },
-          parentToolUseID: 'toolu_1',
-          timestamp: '2026-07-01T10:00:01Z',
-        }),
+      const corpus = await writeLocalCorpus(dir, { quirks: true, orphan: true });
+      // Besides the quirks session and the orphan subagent folder: a loop, a file gone behind
+      // a dangling link, an alias of a project folder, a 2.0.x subagent beside its parent.
+      const projects = join(corpus.claudeDir, 'projects');
+      const [project] = (await readdir(projects)).sort();
+      await symlink(projects, join(projects, project!, 'loop'));
+      await symlink(join(dir, 'gone.jsonl'), join(projects, project!, 'dangling.jsonl'));
+      await symlink(join(projects, project!), join(projects, 'zz-alias'));
+      await writeAt(join(projects, project!, 'agent-beside.jsonl'), line);
+      const options = { claudeConfigDirs: [corpus.claudeDir], codexHome: corpus.codexDir };
+      const promise = await discoverLocalFiles(options);
+      const blocking = await discoverLocalFiles({ ...options, blockingReads: true });
+      assert.deepEqual(blocking, promise);
+      assert.equal(
+        promise.files.filter((f) => f.projectDir !== undefined && f.agentId && !f.sessionId).length,
+        1,
       );
-      await writeAt(join(projects, 'OTHER', 'subagents', 'agent-zz9.jsonl'), line);
-      const snap = await new LocalIndex({
-        claudeConfigDirs: [join(dir, 'claude')],
-        codexHome: join(dir, 'x'),
-      }).refresh();
-      const child = snap.sessions.find((s) => s.file.agentId === 'zz9')!;
-      assert.equal(child.summary.parentId, join(projects, 'S1.jsonl'));
+      assert.ok(promise.problems.some((p) => p.path?.endsWith('dangling.jsonl')));
+      assert.ok(promise.problems.some((p) => p.kind === 'symlink-loop'));
+      // Every corpus file is listed once.
+      assert.deepEqual(
+        promise.files.map((f) => f.path).sort(),
+        [...corpus.files.map((f) => f.path), join(projects, project!, 'agent-beside.jsonl')].sort(),
+      );
     } finally {
       await cleanup();
     }
-  });
-
-  test('symbolic link loops and aliases: reported, read once, no hang', async () => {
-    const { dir, cleanup } = await tempDir();
-    try {
-      const codex = join(dir, 'codex');
-      const day = join(codex, 'sessions', '2026', '07', '01');
-      await writeAt(join(day, 'rollout-2026-07-01T10-00-00-a.jsonl'), line);
-      await symlink(join(codex, 'sessions'), join(day, 'loop'));
-      await symlink(join(day, 'self'), join(day, 'self'));
-      const projects = join(dir, 'claude', 'projects');
-      await writeAt(join(projects, '-real', 'S1.jsonl'), line);
-      await symlink(join(projects, '-real'), join(projects, '-alias'));
-      await symlink(join(projects, '-real', 'S1.jsonl'), join(projects, '-real', 'S1-link.jsonl'));
-
-      const result = await discoverLocalFiles({
-        claudeConfigDirs: [join(dir, 'claude')],
-        codexHome: codex,
-      });
-      assert.equal(result.files.filter((f) => f.harness === 'codex').length, 1);
-      assert.equal(result.files.filter((f) => f.harness === 'claude-code').length, 1);
-      const loops = result.problems.filter((p) => p.kind === 'symlink-loop').map((p) => p.path);
-      assert.ok(loops.includes(join(day, 'loop')), 'the loop back to sessions/');
-      assert.ok(loops.includes(join(day, 'self')), 'the link to itself');
-      assert.ok(loops.some((p) => p === join(projects, '-alias') || p === join(projects, '-real')));
-    } finally {
-      await cleanup();
-    }
-  });
-
-  test('missing and empty folders; the same folder named twice', async () => {
-    const { dir, cleanup } = await tempDir();
-    try {
-      await mkdir(join(dir, 'empty-claude', 'projects'), { recursive: true });
-      await mkdir(join(dir, 'codex'));
-      await symlink(join(dir, 'empty-claude'), join(dir, 'alias-claude'));
-      const result = await discoverLocalFiles({
-        claudeConfigDirs: [join(dir, 'empty-claude'), join(dir, 'alias-claude'), join(dir, 'nope')],
-        codexHome: join(dir, 'codex'),
-      });
-      assert.deepEqual(
-        result.roots.map((r) => r.state),
-        ['empty', 'duplicate', 'missing', 'empty'],
-      );
-      assert.deepEqual(
-        result.problems.map((p) => `${p.kind}:${p.path}`),
-        [`missing-folder:${join(dir, 'nope')}`],
-      );
-      // Default folders that do not exist are normal (no Codex installed): not a problem.
-      const defaults = await discoverLocalFiles({ env: {}, homeDir: join(dir, 'no-home') });
-      assert.deepEqual(
-        defaults.roots.map((r) => r.state),
-        ['missing', 'missing', 'missing'],
-      );
-      assert.deepEqual(defaults.problems, []);
-    } finally {
-      await cleanup();
-    }
-  });
-
-  test('an aborted discovery stops', async () => {
-    const controller = new AbortController();
-    controller.abort();
-    await assert.rejects(discoverLocalFiles({ env: {}, homeDir: '/' }, controller.signal));
   });
 });
