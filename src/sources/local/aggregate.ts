@@ -127,12 +127,33 @@ export class Aggregation {
 
   run(input: AggregateInput): LocalSession[] {
     const sessions = buildSessions(input);
-    const memo = this.memo;
     const n = sessions.length;
     const at = new Map<string, number>();
     for (let i = 0; i < n; i++) at.set(sessions[i]!.path, i);
-    // Rows kept: the same summary as when worked out. Groups a change reaches: those of
-    // changed and removed files, and of kept files sharing a key with a changed one.
+    const { kept, reached } = this.keptRows(sessions, at);
+    const { redo, members } = this.rowsToRedo(sessions, kept, reached);
+    this.pullLinkedGroups(sessions, at, redo, members);
+    const part: LocalSession[] = [];
+    for (let i = 0; i < n; i++) if (redo[i]) part.push(sessions[i]!);
+    this.lastRecomputed = part.length;
+    this.aggregatePart(part, input);
+    this.applyKeptRows(sessions, members);
+    const memo = this.memo;
+    if (memo.size > n) for (const path of memo.keys()) if (!at.has(path)) memo.delete(path);
+    for (const s of sessions) finish(s, input);
+    return sortSessions(sessions);
+  }
+
+  /**
+   * Rows kept (the same summary as when worked out), and the groups a change reaches: those
+   * of changed and removed files, and of kept files sharing a key with a changed one.
+   */
+  private keptRows(
+    sessions: LocalSession[],
+    at: Map<string, number>,
+  ): { kept: Uint8Array; reached: Set<number> } {
+    const memo = this.memo;
+    const n = sessions.length;
     const kept = new Uint8Array(n);
     const reached = new Set<number>();
     let keptClaude = false;
@@ -151,32 +172,46 @@ export class Aggregation {
     if (memo.size > 0) {
       for (const [path, m] of memo) if (!at.has(path)) reached.add(m.group);
     }
-    if (keptClaude && changedClaude) {
-      const changedHashes = new Set<number>();
-      for (let i = 0; i < n; i++) {
-        const s = sessions[i]!;
-        if (!kept[i] && s.harness === 'claude-code') {
-          for (const h of keyHashes(s.file)) changedHashes.add(h);
-        }
+    if (keptClaude && changedClaude) this.reachByKeys(sessions, kept, reached);
+    return { kept, reached };
+  }
+
+  /** Adds the groups of kept Claude Code rows that share a key hash with a changed file. */
+  private reachByKeys(sessions: LocalSession[], kept: Uint8Array, reached: Set<number>): void {
+    const n = sessions.length;
+    const changedHashes = new Set<number>();
+    for (let i = 0; i < n; i++) {
+      const s = sessions[i]!;
+      if (!kept[i] && s.harness === 'claude-code') {
+        for (const h of keyHashes(s.file)) changedHashes.add(h);
       }
-      for (let i = 0; i < n; i++) {
-        if (!kept[i] || sessions[i]!.harness !== 'claude-code') continue;
-        const m = memo.get(sessions[i]!.path)!;
-        if (reached.has(m.group)) continue;
-        for (const h of m.hashes) {
-          if (changedHashes.has(h)) {
-            reached.add(m.group);
-            break;
-          }
+    }
+    for (let i = 0; i < n; i++) {
+      if (!kept[i] || sessions[i]!.harness !== 'claude-code') continue;
+      const m = this.memo.get(sessions[i]!.path)!;
+      if (reached.has(m.group)) continue;
+      for (const h of m.hashes) {
+        if (changedHashes.has(h)) {
+          reached.add(m.group);
+          break;
         }
       }
     }
+  }
+
+  /** Marks the rows to aggregate again; the others are listed by their (untouched) group. */
+  private rowsToRedo(
+    sessions: LocalSession[],
+    kept: Uint8Array,
+    reached: Set<number>,
+  ): { redo: Uint8Array; members: Map<number, number[]> } {
+    const n = sessions.length;
     const redo = new Uint8Array(n);
     const members = new Map<number, number[]>();
     for (let i = 0; i < n; i++) {
       if (!kept[i]) redo[i] = 1;
       else {
-        const group = memo.get(sessions[i]!.path)!.group;
+        const group = this.memo.get(sessions[i]!.path)!.group;
         if (reached.has(group)) redo[i] = 1;
         else {
           const list = members.get(group);
@@ -185,8 +220,20 @@ export class Aggregation {
         }
       }
     }
-    // A parent and its subagents are aggregated together: a link a change made (a new
-    // subagent file, another parent found) pulls the other side's group in.
+    return { redo, members };
+  }
+
+  /**
+   * A parent and its subagents are aggregated together: a link a change made (a new
+   * subagent file, another parent found) pulls the other side's group in.
+   */
+  private pullLinkedGroups(
+    sessions: LocalSession[],
+    at: Map<string, number>,
+    redo: Uint8Array,
+    members: Map<number, number[]>,
+  ): void {
+    const n = sessions.length;
     for (let moved = true; moved;) {
       moved = false;
       for (let i = 0; i < n; i++) {
@@ -194,15 +241,16 @@ export class Aggregation {
         if (parentId === undefined) continue;
         const j = at.get(parentId)!;
         if (redo[i] === redo[j]) continue;
-        const group = memo.get(sessions[redo[i] ? j : i]!.path)!.group;
+        const group = this.memo.get(sessions[redo[i] ? j : i]!.path)!.group;
         for (const k of members.get(group) ?? []) redo[k] = 1;
         members.delete(group);
         moved = true;
       }
     }
-    const part: LocalSession[] = [];
-    for (let i = 0; i < n; i++) if (redo[i]) part.push(sessions[i]!);
-    this.lastRecomputed = part.length;
+  }
+
+  /** Aggregates the rows to redo and remembers each with a fresh group number. */
+  private aggregatePart(part: LocalSession[], input: AggregateInput): void {
     const groups = assignUsage(part);
     // Before finish: setStatus there copies the summary.
     addTokens(part, input.pricing);
@@ -214,7 +262,7 @@ export class Aggregation {
         group = this.nextGroup++;
         fresh.set(groups[i]!, group);
       }
-      memo.set(s.path, {
+      this.memo.set(s.path, {
         summary: s.file,
         totals: totalsOf(s.summary),
         group,
@@ -222,10 +270,14 @@ export class Aggregation {
         records: s.records,
       });
     }
+  }
+
+  /** Kept rows take their remembered sums; their records are worked out on first read. */
+  private applyKeptRows(sessions: LocalSession[], members: Map<number, number[]>): void {
     for (const list of members.values()) {
       for (const i of list) {
         const s = sessions[i]!;
-        const m = memo.get(s.path)!;
+        const m = this.memo.get(s.path)!;
         applyTotals(s.summary, m.totals);
         if (m.records) s.records = m.records;
         else
@@ -235,9 +287,6 @@ export class Aggregation {
           );
       }
     }
-    if (memo.size > n) for (const path of memo.keys()) if (!at.has(path)) memo.delete(path);
-    for (const s of sessions) finish(s, input);
-    return sortSessions(sessions);
   }
 
   /**
