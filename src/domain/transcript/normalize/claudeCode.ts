@@ -370,25 +370,36 @@ function normalizeUser(line: Json, message: Json | undefined, c: Common, ctx: No
   }
   out.entries.push(...orphans);
   if (subagent && toolUseResult) {
-    const entry = {
-      ...base(c),
-      kind: 'subagent' as const,
-      ...subagent,
-      text: '',
-    } as TranscriptEntry & { kind: 'subagent' };
-    entry.text = clip(entry, 'text', str(toolUseResult.prompt) ?? '', max);
-    if (firstCallId) entry.callId = firstCallId;
-    const status = str(toolUseResult.status);
-    if (status) entry.status = status;
-    const tokens = num(toolUseResult.totalTokens);
-    if (tokens !== undefined) entry.totalTokens = tokens;
-    const duration = num(toolUseResult.totalDurationMs);
-    if (duration !== undefined) entry.durationMs = duration;
-    const tools = num(toolUseResult.totalToolUseCount);
-    if (tools !== undefined) entry.toolUseCount = tools;
-    out.entries.push(entry);
+    out.entries.push(subagentEntry(c, subagent, toolUseResult, firstCallId, max));
   }
   return out;
+}
+
+/** The entry for a Task call's result that names the subagent it ran (`toolUseResult`). */
+function subagentEntry(
+  c: Common,
+  subagent: SubagentRef,
+  toolUseResult: Json,
+  firstCallId: string | undefined,
+  max: number,
+): TranscriptEntry {
+  const entry = {
+    ...base(c),
+    kind: 'subagent' as const,
+    ...subagent,
+    text: '',
+  } as TranscriptEntry & { kind: 'subagent' };
+  entry.text = clip(entry, 'text', str(toolUseResult.prompt) ?? '', max);
+  if (firstCallId) entry.callId = firstCallId;
+  const status = str(toolUseResult.status);
+  if (status) entry.status = status;
+  const tokens = num(toolUseResult.totalTokens);
+  if (tokens !== undefined) entry.totalTokens = tokens;
+  const duration = num(toolUseResult.totalDurationMs);
+  if (duration !== undefined) entry.durationMs = duration;
+  const tools = num(toolUseResult.totalToolUseCount);
+  if (tools !== undefined) entry.toolUseCount = tools;
+  return entry;
 }
 
 function pathOf(ctx: NormalizeContext, agentId: string): { path?: string } {
