@@ -9,6 +9,7 @@
  * A read from the start leaves the status work to a second pass over the file's end
  * (statusReplay), as the status depends only on what follows the last prompt.
  */
+import { ModelCounts } from './modelCounts.ts';
 import {
   Fields,
   NO_BYTES,
@@ -90,8 +91,7 @@ export class ClaudeCodeScanner extends LineScanner {
   private customTitle: string | undefined;
   private aiTitle: string | undefined;
   private readonly times = new EntryTimes();
-  private readonly modelOrder: string[] = [];
-  private readonly modelCounts = new Map<string, number>();
+  private readonly modelCounts = new ModelCounts();
   private usage = new Map<string, UsageRecord>();
   private copies = new Map<string, UsageRecord>();
   private readonly links = new Map<string, SubagentLink>();
@@ -505,9 +505,7 @@ export class ClaudeCodeScanner extends LineScanner {
     map.set(key, rec);
     const model = rec.model;
     if (model && map === this.usage) {
-      const n = this.modelCounts.get(model);
-      if (n === undefined) this.modelOrder.push(model);
-      this.modelCounts.set(model, (n ?? 0) + 1);
+      this.modelCounts.count(model);
     }
     return rec;
   }
@@ -667,7 +665,7 @@ export class ClaudeCodeScanner extends LineScanner {
       base: this.saveBase(),
       role: this.role,
       times: this.times.save(),
-      models: this.modelOrder.map((m) => [m, this.modelCounts.get(m) ?? 0]),
+      models: this.modelCounts.save(),
       links: [...this.links.values()].map((l) => ({ ...l })),
       pendingTools: [...this.pendingTools],
       last: copyFacts(this.last),
@@ -707,10 +705,7 @@ export class ClaudeCodeScanner extends LineScanner {
     scanner.customTitle = state.customTitle;
     scanner.aiTitle = state.aiTitle;
     scanner.times.restore(state.times);
-    for (const [model, n] of state.models) {
-      scanner.modelOrder.push(model);
-      scanner.modelCounts.set(model, n);
-    }
+    scanner.modelCounts.restore(state.models);
     scanner.usage = usage;
     scanner.copies = copies;
     for (const l of state.links) scanner.links.set(l.agentId, { ...l });
@@ -721,20 +716,12 @@ export class ClaudeCodeScanner extends LineScanner {
   }
 
   summary(): FileSummary {
-    let mainModel: string | undefined;
-    let best = 0;
-    for (const m of this.modelOrder) {
-      const n = this.modelCounts.get(m) ?? 0;
-      if (n > best) {
-        best = n;
-        mainModel = m;
-      }
-    }
+    const mainModel = this.modelCounts.main();
     const s: FileSummary = {
       path: this.path,
       harness: 'claude-code',
       role: this.role,
-      models: this.modelOrder.slice(),
+      models: this.modelCounts.list(),
       firstMs: this.times.firstMs,
       lastMs: this.times.lastMs,
       usage: this.usage,

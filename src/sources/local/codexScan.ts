@@ -7,6 +7,7 @@
  * starts a new series), never a sum of `last_token_usage`. Reasoning items and tool
  * output are never parsed: only their type and call id are read from the raw bytes.
  */
+import { ModelCounts } from './modelCounts.ts';
 import {
   Fields,
   RawMemo,
@@ -67,8 +68,7 @@ export class CodexScanner extends LineScanner {
   private approvalPolicy: string | undefined;
   private title: string | undefined;
   private readonly times = new EntryTimes();
-  private readonly modelOrder: string[] = [];
-  private readonly modelCounts = new Map<string, number>();
+  private readonly modelCounts = new ModelCounts();
   private usage = new Map<string, UsageRecord>();
   private prevTotal: Totals | undefined;
   private sawTokenCount = false;
@@ -177,10 +177,7 @@ export class CodexScanner extends LineScanner {
     if (!p || typeof p !== 'object') return;
     if (typeof p.model === 'string' && p.model) {
       this.model = p.model;
-      if (!this.modelCounts.has(p.model)) {
-        this.modelCounts.set(p.model, 0);
-        this.modelOrder.push(p.model);
-      }
+      this.modelCounts.see(p.model);
     }
     if (typeof p.cwd === 'string' && p.cwd) this.cwd ??= p.cwd;
     if (typeof p.approval_policy === 'string') this.approvalPolicy = p.approval_policy;
@@ -364,7 +361,7 @@ export class CodexScanner extends LineScanner {
         d.reasoning,
       ),
     );
-    if (this.model) this.modelCounts.set(this.model, (this.modelCounts.get(this.model) ?? 0) + 1);
+    if (this.model) this.modelCounts.count(this.model);
   }
 
   /** info.total_token_usage of a token_count payload; undefined when there is none. */
@@ -416,7 +413,7 @@ export class CodexScanner extends LineScanner {
       harness: 'codex',
       base: this.saveBase(),
       times: this.times.save(),
-      models: this.modelOrder.map((m) => [m, this.modelCounts.get(m) ?? 0]),
+      models: this.modelCounts.save(),
       sawTokenCount: this.sawTokenCount,
       legacy: this.legacy,
       pendingCalls: [...this.pendingCalls].map(([id, c]) => [id, { ...c }]),
@@ -451,10 +448,7 @@ export class CodexScanner extends LineScanner {
     scanner.approvalPolicy = state.approvalPolicy;
     scanner.title = state.title;
     scanner.times.restore(state.times);
-    for (const [model, n] of state.models) {
-      scanner.modelOrder.push(model);
-      scanner.modelCounts.set(model, n);
-    }
+    scanner.modelCounts.restore(state.models);
     scanner.usage = usage;
     scanner.prevTotal = state.prevTotal ? { ...state.prevTotal } : undefined;
     scanner.sawTokenCount = state.sawTokenCount;
@@ -466,20 +460,12 @@ export class CodexScanner extends LineScanner {
   }
 
   summary(): FileSummary {
-    let mainModel = this.model;
-    let best = 0;
-    for (const m of this.modelOrder) {
-      const n = this.modelCounts.get(m) ?? 0;
-      if (n > best) {
-        best = n;
-        mainModel = m;
-      }
-    }
+    const mainModel = this.modelCounts.main(this.model);
     const s: FileSummary = {
       path: this.path,
       harness: 'codex',
       role: 'session',
-      models: this.modelOrder.slice(),
+      models: this.modelCounts.list(),
       firstMs: this.times.firstMs,
       lastMs: this.times.lastMs,
       usage: this.usage,
