@@ -15,14 +15,19 @@
  * The expected totals come from localCorpus.ts's referenceTotals(): every line
  * JSON.parsed, the de-duplication rules applied literally.
  */
-import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { SeededRandom } from '../../src/demo/random.ts';
 import {
   generateClaudeCodeTranscript,
   generateCodexTranscript,
 } from '../../src/demo/transcripts/index.ts';
-import { referenceTotals, type CorpusFile, type LocalCorpus } from './localCorpus.ts';
+import {
+  referenceTotals,
+  writeCorpusFile,
+  type CorpusFile,
+  type LocalCorpus,
+} from './localCorpus.ts';
 
 export interface HeavyUserCorpusOptions {
   /**
@@ -403,15 +408,6 @@ function reshapeCodex(text: string, variant: CodexVariant, ctx: Context): string
   return out.join('\n') + '\n';
 }
 
-function lastTimestamp(text: string): string | undefined {
-  const tail = text.slice(-400_000);
-  let last: string | undefined;
-  for (const m of tail.matchAll(/"timestamp":"([^"]+)"/g)) last = m[1];
-  // A copy: the match is a slice that would keep the whole file's text alive (gigabytes
-  // over a 2 GB corpus's file list).
-  return last === undefined ? undefined : Buffer.from(last).toString();
-}
-
 /** Folder and file names use local time in Codex; this corpus's machine runs on UTC. */
 function rolloutName(startMs: number, id: string): { stamp: string; name: string } {
   const stamp = new Date(startMs).toISOString().slice(0, 19).replaceAll(':', '-');
@@ -455,15 +451,15 @@ export async function writeHeavyUserCorpus(
     content: string,
     harness: CorpusFile['harness'],
     role: CorpusFile['role'],
-  ) => {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, content);
-    const last = lastTimestamp(content) ?? new Date(FIRST_MS).toISOString();
-    await utimes(path, new Date(last), new Date(last));
-    const bytes = Buffer.byteLength(content);
-    files.push({ path, harness, role, bytes, lastActivity: last });
-    return bytes;
-  };
+  ) =>
+    // A longer tail than the first generator's: tool outputs here run to megabytes.
+    writeCorpusFile(
+      files,
+      { path, harness, role },
+      content,
+      new Date(FIRST_MS).toISOString(),
+      400_000,
+    );
   /** Session start times: uniform over the months, in working hours. */
   const startTime = (fromMs: number, toMs = LAST_MS) => {
     const day = fromMs + rng.int(0, Math.floor((toMs - fromMs) / DAY) - 1) * DAY;
