@@ -111,8 +111,30 @@ async function step(name: string, body: () => Promise<void>): Promise<void> {
         .slice(0, 4)
         .join('\n    ')}`,
     );
+    console.log(`    shown at the failure: ${await whatIsShown().catch((e) => String(e))}`);
     throw error;
   }
+}
+
+/** What a failed step leaves on screen, for CI's log: the active editor tabs and panel titles. */
+async function whatIsShown(): Promise<string> {
+  const tabs = await page.locator('.tabs-container .tab.active').allInnerTexts();
+  const panel = page
+    .frameLocator('iframe.webview.ready >> visible=true')
+    .frameLocator('#active-frame');
+  const titles = await panel
+    .locator('session-details h1')
+    .allInnerTexts()
+    .catch(() => []);
+  const entries = await panel
+    .locator('transcript-view .entry')
+    .count()
+    .catch(() => -1);
+  const status = await panel
+    .locator('transcript-view [role="status"], transcript-view [role="alert"]')
+    .allInnerTexts()
+    .catch(() => []);
+  return JSON.stringify({ tabs, titles, entries, status }).slice(0, 600);
 }
 
 /** An element's computed text colour (run in the page). */
@@ -516,6 +538,11 @@ try {
       const panel = page
         .frameLocator('iframe.webview.ready >> visible=true')
         .frameLocator('#active-frame');
+      // On a loaded machine the previous step's panel is still the visible one for a while:
+      // act only once the visible panel is this session's.
+      await panel
+        .locator('session-details h1', { hasText: 'Add a readiness probe' })
+        .waitFor({ timeout: 30_000 });
       await panel.locator('session-details vscode-tab-header', { hasText: 'Transcript' }).click();
       const transcript = panel.locator('transcript-view');
       await transcript.locator('.entry', { hasText: 'Added GET /readyz' }).waitFor({
