@@ -29,6 +29,13 @@ export interface LocalRootsOptions {
    * (the usage-report CLI), never the extension host. Same files, order and problems.
    */
   blockingReads?: boolean;
+  /**
+   * How the extension host lists (when not `blockingReads`): `slices` (default) of
+   * blocking calls of a few ms each, the thread free between them, switching to promise
+   * calls for the rest of the listing once a call is slow (a network disk); or `promises`
+   * only. Same files, order and problems.
+   */
+  listing?: 'slices' | 'promises';
 }
 
 /**
@@ -149,8 +156,8 @@ export function resolveRoots(options: LocalRootsOptions = {}): LocalRoot[] {
 }
 
 /**
- * The file-system calls of a listing. Both styles give the same results; the blocking one
- * avoids a thread-pool round trip per folder and per entry.
+ * The file-system calls of a listing. Every style gives the same results; blocking calls
+ * avoid a thread-pool round trip per folder and per entry.
  */
 interface FolderIo {
   realpath(path: string): Promise<string>;
@@ -166,19 +173,94 @@ const promiseIo: FolderIo = {
     Promise.all(paths.map((path) => stat(path).catch((error: NodeJS.ErrnoException) => error))),
 };
 
+/** Each path's stats or its error, with blocking calls. */
+function statEach(paths: readonly string[]): (Stats | NodeJS.ErrnoException)[] {
+  return paths.map((path) => {
+    try {
+      return statSync(path);
+    } catch (error) {
+      return error as NodeJS.ErrnoException;
+    }
+  });
+}
+
 const blockingIo: FolderIo = {
   // realpathSync.native is the same system call as the promise realpath (not the JS walk).
   realpath: async (path) => realpathSync.native(path),
   readdir: async (dir) => readdirSync(dir, { withFileTypes: true }),
-  statAll: async (paths) =>
-    paths.map((path) => {
-      try {
-        return statSync(path);
-      } catch (error) {
-        return error as NodeJS.ErrnoException;
-      }
-    }),
+  statAll: async (paths) => statEach(paths),
 };
+
+/** A slice of blocking calls ends after this long; the thread then takes its other work. */
+const SLICE_MS = 4;
+/**
+ * Blocking calls that take this long per call are slow (not the page cache). Two slow
+ * groups in a row (one may just have lost the CPU) switch the listing to promise calls.
+ */
+const SLOW_CALL_MS = 0.25;
+const SLOW_STREAK = 2;
+/** Stats per blocking call group (each group timed on its own; small, for a slow disk). */
+const STAT_GROUP = 16;
+
+/**
+ * Blocking calls in slices of about SLICE_MS with a turn of the event loop between them:
+ * a listing of 10,000 files costs one thread-pool round trip per slice instead of one
+ * per file and folder. Once call groups are slow (SLOW_CALL_MS per call), the rest of
+ * the listing uses promise calls, so a slow disk never holds the thread for long.
+ */
+function slicedIo(): FolderIo {
+  let sliceStart = performance.now();
+  let slowGroups = 0;
+  let slow = false;
+  const pause = async () => {
+    if (performance.now() - sliceStart < SLICE_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    sliceStart = performance.now();
+  };
+  /** `fn`'s result; marks the listing slow when it took longer than `calls` quick calls. */
+  const timed = <T>(fn: () => T, calls: (result: T) => number): T => {
+    const started = performance.now();
+    const result = fn();
+    slowGroups = performance.now() - started > SLOW_CALL_MS * calls(result) ? slowGroups + 1 : 0;
+    if (slowGroups >= SLOW_STREAK) slow = true;
+    return result;
+  };
+  return {
+    realpath: async (path) => {
+      await pause();
+      return slow
+        ? promiseIo.realpath(path)
+        : timed(
+            () => realpathSync.native(path),
+            () => 1,
+          );
+    },
+    readdir: async (dir) => {
+      await pause();
+      if (slow) return promiseIo.readdir(dir);
+      // One call for a whole folder: a large one may take longer.
+      return timed(
+        () => readdirSync(dir, { withFileTypes: true }),
+        (entries) => 1 + entries.length / STAT_GROUP,
+      );
+    },
+    statAll: async (paths) => {
+      const out: (Stats | NodeJS.ErrnoException)[] = [];
+      for (let i = 0; i < paths.length; i += STAT_GROUP) {
+        await pause();
+        const group = paths.slice(i, i + STAT_GROUP);
+        const stats = slow
+          ? await promiseIo.statAll(group)
+          : timed(
+              () => statEach(group),
+              () => group.length,
+            );
+        for (const s of stats) out.push(s);
+      }
+      return out;
+    },
+  };
+}
 
 interface Walk {
   io: FolderIo;
@@ -197,7 +279,11 @@ export async function discoverLocalFiles(
   signal?: AbortSignal,
 ): Promise<DiscoveryResult> {
   const w: Walk = {
-    io: options.blockingReads ? blockingIo : promiseIo,
+    io: options.blockingReads
+      ? blockingIo
+      : options.listing === 'promises'
+        ? promiseIo
+        : slicedIo(),
     signal,
     problems: [],
     dirs: new Set(),

@@ -80,8 +80,10 @@ describe('roots', () => {
 });
 
 // Every listing test runs with the extension host's promise calls and the CLI's blocking calls.
-for (const blockingReads of [false, true]) {
-  describe(`files (${blockingReads ? 'blocking' : 'promise'} calls)`, () => {
+for (const style of ['promises', 'slices', 'blocking'] as const) {
+  const blockingReads = style === 'blocking';
+  const listing = style === 'blocking' ? undefined : style;
+  describe(`files (${style})`, () => {
     test('both harnesses, archived sessions, subagents with meta, orphans kept', async () => {
       const { dir, cleanup } = await tempDir();
       try {
@@ -110,6 +112,7 @@ for (const blockingReads of [false, true]) {
 
         const result = await discoverLocalFiles({
           blockingReads,
+          ...(listing && { listing }),
           claudeConfigDirs: [join(dir, 'claude')],
           codexHome: codex,
         });
@@ -142,6 +145,7 @@ for (const blockingReads of [false, true]) {
           claudeConfigDirs: [join(dir, 'claude')],
           codexHome: codex,
           blockingReads,
+          ...(listing && { listing }),
         });
         const snap = await index.refresh();
         const parentPath = join(projects, 'S1.jsonl');
@@ -177,6 +181,7 @@ for (const blockingReads of [false, true]) {
         await writeAt(join(projects, 'OTHER', 'subagents', 'agent-zz9.jsonl'), line);
         const snap = await new LocalIndex({
           blockingReads,
+          ...(listing && { listing }),
           claudeConfigDirs: [join(dir, 'claude')],
           codexHome: join(dir, 'x'),
         }).refresh();
@@ -205,6 +210,7 @@ for (const blockingReads of [false, true]) {
 
         const result = await discoverLocalFiles({
           blockingReads,
+          ...(listing && { listing }),
           claudeConfigDirs: [join(dir, 'claude')],
           codexHome: codex,
         });
@@ -229,6 +235,7 @@ for (const blockingReads of [false, true]) {
         await symlink(join(dir, 'empty-claude'), join(dir, 'alias-claude'));
         const result = await discoverLocalFiles({
           blockingReads,
+          ...(listing && { listing }),
           claudeConfigDirs: [
             join(dir, 'empty-claude'),
             join(dir, 'alias-claude'),
@@ -249,6 +256,7 @@ for (const blockingReads of [false, true]) {
           env: {},
           homeDir: join(dir, 'no-home'),
           blockingReads,
+          ...(listing && { listing }),
         });
         assert.deepEqual(
           defaults.roots.map((r) => r.state),
@@ -264,14 +272,17 @@ for (const blockingReads of [false, true]) {
       const controller = new AbortController();
       controller.abort();
       await assert.rejects(
-        discoverLocalFiles({ env: {}, homeDir: '/', blockingReads }, controller.signal),
+        discoverLocalFiles(
+          { env: {}, homeDir: '/', blockingReads, ...(listing && { listing }) },
+          controller.signal,
+        ),
       );
     });
   });
 }
 
-describe('the two listing styles', () => {
-  test('blocking and promise calls list the same files, roots and problems in the same order', async () => {
+describe('the listing styles', () => {
+  test('blocking calls, slices of them and promise calls list the same files, roots and problems in the same order', async () => {
     const { dir, cleanup } = await tempDir();
     try {
       const corpus = await writeLocalCorpus(dir, { quirks: true, orphan: true });
@@ -284,9 +295,11 @@ describe('the two listing styles', () => {
       await symlink(join(projects, project!), join(projects, 'zz-alias'));
       await writeAt(join(projects, project!, 'agent-beside.jsonl'), line);
       const options = { claudeConfigDirs: [corpus.claudeDir], codexHome: corpus.codexDir };
-      const promise = await discoverLocalFiles(options);
+      const promise = await discoverLocalFiles({ ...options, listing: 'promises' });
       const blocking = await discoverLocalFiles({ ...options, blockingReads: true });
+      const slices = await discoverLocalFiles(options);
       assert.deepEqual(blocking, promise);
+      assert.deepEqual(slices, promise);
       assert.equal(
         promise.files.filter((f) => f.projectDir !== undefined && f.agentId && !f.sessionId).length,
         1,
