@@ -70,7 +70,8 @@ const dayOf = args.utc ? utcDay : localDay;
 const index = new LocalIndex({
   // This process only scans: blocking reads and folder listing on its main thread too (see
   // ScanCacheOptions and LocalRootsOptions).
-  cache: new ScanCache({ scanWorker: scanWorker(), helpers, blockingReads: true }),
+  // It shows no session's status: that work is skipped (ScanCacheOptions.status).
+  cache: new ScanCache({ scanWorker: scanWorker(), helpers, blockingReads: true, status: false }),
   blockingReads: true,
   ...(args['claude-dir'] ? { claudeConfigDirs: args['claude-dir'] } : {}),
   ...(args['codex-home'] ? { codexHome: args['codex-home'] } : {}),

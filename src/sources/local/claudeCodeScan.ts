@@ -109,6 +109,8 @@ export class ClaudeCodeScanner extends LineScanner {
    * whether status work was skipped since.
    */
   private reset = { end: 0, lines: 0, skipped: false };
+  /** False after skipStatus: the deferred status work is never done. */
+  private statusWanted = true;
   private last: LastEntryFacts = { kind: 'none', pendingTools: [] };
   private substantive = false;
   private readonly inner = new Fields();
@@ -275,6 +277,12 @@ export class ClaudeCodeScanner extends LineScanner {
     if (this.bytes === 0) this.statusMode = 'defer';
   }
 
+  /** As deferStatus, without the second pass: a usage count skips the status work. */
+  override skipStatus(): void {
+    this.deferStatus();
+    this.statusWanted = false;
+  }
+
   /**
    * After a read with status work deferred: a scanner for the second pass, to be fed the
    * file from `from` (where the last resetting entry ended) and given to adoptStatus;
@@ -283,7 +291,7 @@ export class ClaudeCodeScanner extends LineScanner {
   override statusReplay(): StatusReplay | undefined {
     if (this.statusMode !== 'defer') return undefined;
     this.statusMode = 'eager';
-    if (!this.reset.skipped) return undefined;
+    if (!this.reset.skipped || !this.statusWanted) return undefined;
     const replay = new ClaudeCodeScanner(this.path, { role: this.role });
     replay.statusMode = 'only';
     replay.lines = this.reset.lines;

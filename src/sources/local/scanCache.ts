@@ -76,6 +76,12 @@ export interface ScanCacheOptions {
    * nothing else meanwhile (a scan helper, the usage-report CLI), not the extension host.
    */
   blockingReads?: boolean;
+  /**
+   * Whether sessions' statuses are wanted (default true). False for a count of usage only
+   * (the usage-report CLI): a read from the start then skips the status work
+   * (LineScanner.skipStatus), here and in the helpers.
+   */
+  status?: boolean;
 }
 
 /** A subagent's optional `agent-<agentId>.meta.json`. */
@@ -268,7 +274,8 @@ export class ScanCache {
 
   private newWorker(script: string | URL): ScanWorker {
     this.stats.workersStarted++;
-    return new ScanWorker(script, this.options.helpers);
+    const status = this.options.status;
+    return new ScanWorker(script, this.options.helpers, status === false ? { status } : {});
   }
 
   /** Stops workers started early that no scan will use. */
@@ -504,7 +511,8 @@ export class ScanCache {
       const append = resumed !== undefined;
       const scanner = resumed ?? newScanner(file);
       const from = append ? cached!.size : 0;
-      if (!append) scanner.deferStatus();
+      if (!append && this.options.status === false) scanner.skipStatus();
+      else if (!append) scanner.deferStatus();
       if (append) this.stats.appendScans++;
       else this.stats.fullScans++;
       entry = {

@@ -99,6 +99,13 @@ export abstract class LineScanner {
    */
   deferStatus(): void {}
 
+  /**
+   * Before a read from the start of the file, for a count of usage only (the usage-report
+   * CLI): the status work deferStatus leaves to a second pass is never done. The status
+   * facts of the summary are then incomplete; its usage, models and titles are not.
+   */
+  skipStatus(): void {}
+
   /** After such a read: the second pass to make, if any (see ClaudeCodeScanner). */
   statusReplay(): StatusReplay | undefined {
     return undefined;

@@ -49,6 +49,27 @@ export type FromWorker =
   | { type: 'ready' }
   | { type: 'scanned'; files: ScannedElsewhere[]; bytesRead: number; peakRssKb: number };
 
+/**
+ * What a helper's own scan cache is told (see ScanCacheOptions): a thread gets it as its
+ * workerData, a process as its arguments (helperArgs).
+ */
+export interface HelperOptions {
+  /** False: a count of usage only, without the status work (ScanCacheOptions.status). */
+  status?: boolean;
+}
+
+const NO_STATUS_ARG = '--no-status';
+
+/** A helper process's arguments for `options`. */
+function helperArgs(options: HelperOptions): string[] {
+  return options.status === false ? [NO_STATUS_ARG] : [];
+}
+
+/** The options a helper process was started with (see helperArgs). */
+export function helperOptionsFromArgs(args: readonly string[]): HelperOptions {
+  return args.includes(NO_STATUS_ARG) ? { status: false } : {};
+}
+
 /** Below this many bytes to read from scratch, starting a worker costs more than it saves. */
 export const PARALLEL_MIN_BYTES = 24 << 20;
 /** Files written this recently are likely to grow: their parser state should stay here. */
@@ -205,13 +226,16 @@ export class ScanWorker {
       }
     | undefined;
 
-  constructor(script: string | URL, helpers: ScanHelpers = 'threads') {
+  constructor(script: string | URL, helpers: ScanHelpers = 'threads', options: HelperOptions = {}) {
     this.online = new Promise((resolve) => (this.markOnline = resolve));
-    this.end = helpers === 'processes' ? this.startProcess(script) : this.startThread(script);
+    this.end =
+      helpers === 'processes'
+        ? this.startProcess(script, options)
+        : this.startThread(script, options);
   }
 
-  private startThread(script: string | URL): HelperEnd {
-    const worker = new Worker(script);
+  private startThread(script: string | URL, options: HelperOptions): HelperEnd {
+    const worker = new Worker(script, { workerData: options });
     worker.once('online', () => this.markOnline());
     worker.on('message', (message: FromWorker) => this.onMessage(message));
     worker.once('error', (error) => this.fail(error));
@@ -222,7 +246,7 @@ export class ScanWorker {
     };
   }
 
-  private startProcess(script: string | URL): HelperEnd {
+  private startProcess(script: string | URL, options: HelperOptions): HelperEnd {
     // The host's own runtime: Node, or Electron run as Node (the VS Code extension host),
     // without the host's runtime options (an inspector port, say). It sets its V8 flags
     // itself once started (see scanWorker.ts). Structured clone over the channel, like a
@@ -232,7 +256,7 @@ export class ScanWorker {
     const { fork } = process.getBuiltinModule('node:child_process');
     const child: ChildProcess = fork(
       typeof script === 'string' ? script : fileURLToPath(script),
-      [],
+      helperArgs(options),
       {
         execArgv: [],
         serialization: 'advanced',

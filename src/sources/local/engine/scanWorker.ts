@@ -4,10 +4,15 @@
  * own ScanCache and posts every file's records, scanner state and cache key back, until the main thread
  * says the queue is empty.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { mapLimited } from '../../../util/mapLimited.ts';
 import type { DiscoveredFile } from '../discovery.ts';
-import type { FromWorker, ToWorker } from './parallelScan.ts';
+import {
+  helperOptionsFromArgs,
+  type FromWorker,
+  type HelperOptions,
+  type ToWorker,
+} from './parallelScan.ts';
 import { useScanProcessFlags } from './v8Flags.ts';
 import { packUsage } from './packedUsage.ts';
 import { ScanCache } from '../scanCache.ts';
@@ -39,8 +44,11 @@ const port: Port | undefined = parentPort ?? processPort();
 // A helper process's V8 flags are its own (a thread shares its process's).
 if (port && !parentPort) useScanProcessFlags();
 if (port) {
+  const options: HelperOptions = parentPort
+    ? ((workerData as HelperOptions | null) ?? {})
+    : helperOptionsFromArgs(process.argv.slice(2));
   // This thread only scans: blocking reads cost less than the thread pool's round trips.
-  const cache = new ScanCache({ blockingReads: true });
+  const cache = new ScanCache({ ...options, blockingReads: true });
   // Batches arrive ahead of time (so this thread never waits for the next one) and are
   // scanned one after another.
   const batches: DiscoveredFile[][] = [];

@@ -141,6 +141,37 @@ describe('parallel cold scan', () => {
     });
   });
 
+  test('a count of usage only skips the status pass, here and in helper threads and processes', async () => {
+    await inCorpus({ claudeSessions: 6, codexSessions: 2 }, async ({ files }) => {
+      const full = new ScanCache();
+      const expected = await full.scanAll(files);
+      const serial = new ScanCache({ status: false });
+      const usageOnly = await serial.scanAll(files);
+      assert.ok(full.stats.statusBytes > 0, 'the corpus has status work to skip');
+      assert.equal(serial.stats.statusBytes, 0);
+      // The status facts are the part left out: usage, models and titles are the same.
+      const withoutStatus = (summaries: typeof expected) =>
+        summaries.map(({ last: _last, ...rest }) => rest);
+      assert.deepEqual(withoutStatus(usageOnly), withoutStatus(expected));
+      assert.notDeepEqual(
+        usageOnly.map((s) => s.last),
+        expected.map((s) => s.last),
+      );
+      for (const helpers of ['threads', 'processes'] as const) {
+        const parallel = new ScanCache({
+          scanWorker: WORKER,
+          helpers,
+          workers: 2,
+          parallelMinBytes: 0,
+          helpWorkers: false,
+          status: false,
+        });
+        assert.deepEqual(await parallel.scanAll(files), usageOnly, helpers);
+        assert.ok(parallel.stats.workerScans > 0, `${helpers} read some files`);
+      }
+    });
+  });
+
   test('workers started before the folders are listed are used, or stopped when not needed', async () => {
     await inCorpus({ claudeSessions: 4, codexSessions: 2 }, async ({ files }) => {
       const expected = await new ScanCache().scanAll(files);
