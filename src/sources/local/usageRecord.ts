@@ -16,7 +16,26 @@ export function usageRecord(
   reasoning: number,
   agentId?: string,
 ): UsageRecord {
-  return { model, ms, input, output, cacheRead, cacheWrite, cacheWrite1h, reasoning, agentId };
+  return {
+    model,
+    ms,
+    input: small(input),
+    output: small(output),
+    cacheRead: small(cacheRead),
+    cacheWrite: small(cacheWrite),
+    cacheWrite1h: small(cacheWrite1h),
+    reasoning: small(reasoning),
+    agentId,
+  };
+}
+
+/**
+ * The same count as a small integer when it is one. Counts read as doubles (the skim
+ * kernel's Float64Array) would otherwise be stored boxed: one such field makes V8 box that
+ * field in every record, and every merge of a line then allocates a box per count.
+ */
+function small(n: number): number {
+  return (n | 0) === n ? n | 0 : n;
 }
 
 export function copyUsage(r: UsageRecord): UsageRecord {
@@ -53,11 +72,11 @@ export function mergeCounts(
   cacheWrite: number,
   cacheWrite1h: number,
 ): void {
-  into.input = Math.max(into.input, input);
-  into.output = Math.max(into.output, output);
-  into.cacheRead = Math.max(into.cacheRead, cacheRead);
-  into.cacheWrite = Math.max(into.cacheWrite, cacheWrite);
-  into.cacheWrite1h = Math.max(into.cacheWrite1h, cacheWrite1h);
+  into.input = Math.max(into.input, small(input));
+  into.output = Math.max(into.output, small(output));
+  into.cacheRead = Math.max(into.cacheRead, small(cacheRead));
+  into.cacheWrite = Math.max(into.cacheWrite, small(cacheWrite));
+  into.cacheWrite1h = Math.max(into.cacheWrite1h, small(cacheWrite1h));
   into.model ??= model;
   if (!Number.isFinite(into.ms)) into.ms = ms;
 }
