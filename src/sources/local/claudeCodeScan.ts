@@ -72,6 +72,19 @@ const USAGE_SLOT = 2;
 
 type Json = Record<string, unknown>;
 
+/**
+ * Decoded values of fields that repeat a handful of values, shared by the scanners of a
+ * thread: each scanner's own memos started empty, and missed (a copy of the bytes and a
+ * decode) for every value of every file.
+ */
+const MEMOS = {
+  types: new StringMemo(),
+  models: new StringMemo(),
+  stops: new StringMemo(),
+  blockTypes: new StringMemo(),
+  toolNames: new StringMemo(16),
+};
+
 export interface ClaudeCodeScannerOptions {
   role: 'session' | 'subagent';
   /** From the file name; lines may override it. */
@@ -146,12 +159,12 @@ export class ClaudeCodeScanner extends LineScanner {
   /** Raw message id and request id of the last assistant line, and its usage record. */
   private readonly responseIds = new RawMemo();
   private lastResponse: UsageRecord | undefined;
-  /** Decoded values of fields that repeat on every line. */
-  private readonly types = new StringMemo();
-  private readonly models = new StringMemo();
-  private readonly stops = new StringMemo();
-  private readonly blockTypes = new StringMemo();
-  private readonly toolNames = new StringMemo(16);
+  /** Decoded values of fields that repeat on every line (see MEMOS). */
+  private readonly types = MEMOS.types;
+  private readonly models = MEMOS.models;
+  private readonly stops = MEMOS.stops;
+  private readonly blockTypes = MEMOS.blockTypes;
+  private readonly toolNames = MEMOS.toolNames;
 
   constructor(path: string, options: ClaudeCodeScannerOptions) {
     super(path);

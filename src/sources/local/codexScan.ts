@@ -51,6 +51,12 @@ export const TOTAL_COUNT_NAMES = [
 
 type Json = Record<string, unknown>;
 
+/**
+ * Decoded values of fields that repeat a handful of values, shared by the scanners of a
+ * thread: each scanner's own memos started empty, and missed for every value of every file.
+ */
+const MEMOS = { types: new StringMemo(), itemTypes: new StringMemo() };
+
 interface Totals {
   input: number;
   cached: number;
@@ -91,8 +97,9 @@ export class CodexScanner extends LineScanner {
     inner: false,
     values: [0, 0, 0, 0, 0, 0, 0, 0],
   };
-  private readonly types = new StringMemo();
-  private readonly itemTypes = new StringMemo();
+  /** Decoded envelope and item types, shared by the scanners of a thread (see MEMOS). */
+  private readonly types = MEMOS.types;
+  private readonly itemTypes = MEMOS.itemTypes;
 
   constructor(path: string, sessionId?: string) {
     super(path);
