@@ -5,10 +5,31 @@ export { firstText } from '../../domain/formats/messageText.ts';
 
 /** Whitespace collapsed, lone surrogates repaired, cut to `max` characters. */
 export function cleanTitle(text: string, max = TITLE_MAX): string | undefined {
-  const flat = wellFormed(text).replace(/\s+/g, ' ').trim();
+  const flat = wellFormed(titlePrefix(text, max)).replace(/\s+/g, ' ').trim();
   if (!flat) return undefined;
   return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
 }
+
+/**
+ * The start of `text` that decides its title: once a few more than `max` characters are
+ * counted (a run of whitespace as one), the rest cannot change what is kept, and a pasted
+ * log of megabytes is not collapsed and copied whole for 160 characters.
+ */
+function titlePrefix(text: string, max: number): string {
+  if (text.length <= 2 * max) return text;
+  let counted = 0;
+  let inSpace = false;
+  for (let i = 0; i < text.length; i++) {
+    const space = WHITESPACE.test(text[i]!);
+    if (!space || !inSpace) counted++;
+    inSpace = space;
+    // Past max + 3: the leading and trailing runs trimmed, the prefix still gets cut,
+    // and its last characters (a run or half a surrogate pair) are not among those kept.
+    if (counted > max + 3) return text.slice(0, i + 1);
+  }
+  return text;
+}
+const WHITESPACE = /\s/;
 
 /** Lone UTF-16 surrogates replaced by U+FFFD (String#toWellFormed is ES2024). */
 export function wellFormed(text: string): string {
