@@ -9,7 +9,6 @@
  * which only one window can do and which never removes a newer lock (its file has
  * another name), then the directory, which `rmdir` removes only while it is empty.
  */
-import { randomUUID } from 'node:crypto';
 import {
   mkdir,
   readFile,
@@ -114,7 +113,8 @@ export class IndexLock {
   }
 
   private async tryCreate(): Promise<'created' | 'exists' | 'failed'> {
-    const token = randomUUID();
+    // node:crypto is loaded on first use (see persistedIndex.ts).
+    const token = process.getBuiltinModule('node:crypto').randomUUID();
     const holder: Holder = { pid: process.pid, host: hostname(), token, at: Date.now() };
     const building = `${this.path}.${token.slice(0, 8)}.new`;
     try {

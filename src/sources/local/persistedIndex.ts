@@ -14,12 +14,13 @@
  * checksum, every length inside) before it is used; an index that fails any check is
  * not used, logged once, and written anew after the next scan.
  */
-import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
-import * as zlib from 'node:zlib';
+// node:crypto and node:zlib are loaded where they are used: the usage-report CLI, which
+// never persists, would otherwise load them at start-up (about 20 ms).
+import type { crc32 as ZlibCrc32 } from 'node:zlib';
 import type { RowMemo, RowTotals } from './aggregate.ts';
 import { IndexLock, type IndexLockOptions } from './indexLock.ts';
 import { packUsage, unpackUsage, type PackedUsage } from './engine/packedUsage.ts';
@@ -334,6 +335,7 @@ export class PersistedIndex {
     this.pricing = pricing;
     this.roots = [...roots].sort().join('\n');
     this.scanner = `${SCANNER_STATE_VERSION}/${options.version}`;
+    const { createHash } = process.getBuiltinModule('node:crypto');
     const key = createHash('sha256').update(this.roots).digest('hex').slice(0, 16);
     this.file = join(options.dir, `local-${key}.idx`);
     this.lock = new IndexLock(join(options.dir, `local-${key}.lock`), options.lock);
@@ -412,6 +414,7 @@ export class PersistedIndex {
     await this.removeOrphans();
     const maxBytes = this.options.maxBytes ?? DEFAULT_MAX_INDEX_BYTES;
     const ordered = [...files].sort((a, b) => b.mtimeMs - a.mtimeMs);
+    const { randomUUID } = process.getBuiltinModule('node:crypto');
     const tmp = `${this.file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
     const handle = await open(tmp, 'wx');
     let renamed = false;
@@ -580,9 +583,16 @@ const CRC_TABLE = (() => {
   return table;
 })();
 
+/** zlib's crc32, looked up on first use (null: a Node without it). */
+let zlibCrc32: typeof ZlibCrc32 | null | undefined;
+
 /** CRC-32 (zlib's where Node has it: 20.15+, 22.2+). */
 function crc32(buf: Uint8Array, previous = 0): number {
-  if (typeof zlib.crc32 === 'function') return zlib.crc32(buf, previous);
+  if (zlibCrc32 === undefined) {
+    const native = process.getBuiltinModule('node:zlib').crc32;
+    zlibCrc32 = typeof native === 'function' ? native : null;
+  }
+  if (zlibCrc32) return zlibCrc32(buf, previous);
   let c = ~previous;
   for (let i = 0; i < buf.length; i++) c = CRC_TABLE[(c ^ buf[i]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;
