@@ -28,6 +28,7 @@ import { copyUsage, mergeUsage } from './usageRecord.ts';
 import type { Pricing } from './pricing.ts';
 import type { SubagentMeta } from './scanCache.ts';
 import { baseName, cleanTitle } from './text.ts';
+import { orderMs, sortKey, UsageLedger } from './usageLedger.ts';
 import type { FileSummary, Harness, UsageRecord } from './types.ts';
 
 export interface LocalSession {
@@ -103,6 +104,14 @@ export class Aggregation {
   private nextGroup = 1;
   /** Rows re-aggregated by the last run (tests, benchmarks). */
   lastRecomputed = 0;
+  /** Runs that reused the last run's rows, and of those, appends the ledger added (tests). */
+  readonly reuse = { runs: 0, appends: 0 };
+  /** The last run's input and rows in file order: the next run reuses them (runReusing). */
+  private last: LastRun | undefined;
+  /** What de-duplicating the last part found, for an append to one of its files. */
+  private ledger: UsageLedger | undefined;
+  /** Sorted key hashes of the rows outside the ledger's part (made when first needed). */
+  private outside: Uint32Array | undefined;
 
   /** A row as the last run (or seed) left it. */
   row(path: string): RowMemo | undefined {
@@ -111,6 +120,7 @@ export class Aggregation {
 
   /** A row worked out elsewhere (the persisted index), valid while `summary` is the file's. */
   seed(path: string, row: RowMemo): void {
+    this.forgetRun();
     this.memo.set(path, row);
     this.nextGroup = Math.max(this.nextGroup, row.group + 1);
   }
@@ -123,9 +133,19 @@ export class Aggregation {
   /** Forgets every row (the next run aggregates everything). */
   clear(): void {
     this.memo.clear();
+    this.forgetRun();
+  }
+
+  private forgetRun(): void {
+    this.last = undefined;
+    this.ledger = undefined;
+    this.outside = undefined;
   }
 
   run(input: AggregateInput): LocalSession[] {
+    const reused = this.runReusing(input);
+    if (reused) return reused;
+    this.forgetRun();
     const sessions = buildSessions(input);
     const n = sessions.length;
     const at = new Map<string, number>();
@@ -136,12 +156,131 @@ export class Aggregation {
     const part: LocalSession[] = [];
     for (let i = 0; i < n; i++) if (redo[i]) part.push(sessions[i]!);
     this.lastRecomputed = part.length;
-    this.aggregatePart(part, input);
+    this.aggregatePart(part, input, n);
     this.applyKeptRows(sessions, members);
     const memo = this.memo;
     if (memo.size > n) for (const path of memo.keys()) if (!at.has(path)) memo.delete(path);
     for (const s of sessions) finish(s, input);
+    this.last = { files: input.files, metas: input.metas, rows: [...sessions], at };
     return sortSessions(sessions);
+  }
+
+  /**
+   * The last run's rows again, when the same files are listed and the changes are
+   * appends the ledger can add (or Codex files: a row of its own): changed rows and
+   * their parents are built again, rows whose records changed are summed again, every status is
+   * derived again. Undefined (nothing changed) when the full run is needed.
+   */
+  private runReusing(input: AggregateInput): LocalSession[] | undefined {
+    const last = this.last;
+    if (!last || last.files.length !== input.files.length) return undefined;
+    const rows = last.rows;
+    const changed: number[] = [];
+    const rebuild = new Set<number>();
+    for (let i = 0; i < rows.length; i++) {
+      const file = input.files[i]!;
+      const s = rows[i]!;
+      if (file.path !== s.path) return undefined;
+      const summary = input.summaries[i]!;
+      if (summary !== s.file) {
+        if (!sameLinks(s.file, summary) || this.memo.get(s.path)?.summary !== s.file) {
+          return undefined;
+        }
+        changed.push(i);
+        rebuild.add(i);
+      } else if (
+        file.mtimeMs !== last.files[i]!.mtimeMs ||
+        input.metas.get(file.path) !== last.metas.get(file.path)
+      ) {
+        // (The scan cache gives a new summary whenever these move.)
+        return undefined;
+      }
+    }
+    const claude = changed.filter((i) => rows[i]!.harness === 'claude-code');
+    let appended: ReturnType<UsageLedger['append']>;
+    if (claude.length > 0) {
+      const ledger = this.ledger;
+      if (!ledger || !claude.every((i) => ledger.paths.has(rows[i]!.path))) return undefined;
+      const members = new Map<string, LocalSession>();
+      for (const path of ledger.paths) members.set(path, rows[last.at.get(path)!]!);
+      appended = ledger.append(
+        claude.map((i) => input.summaries[i]!),
+        members,
+        (key) => this.seenOutside(key, ledger),
+      );
+      if (!appended) return undefined;
+      this.reuse.appends++;
+    }
+    this.reuse.runs++;
+    // From here on nothing is refused.
+    for (const i of [...rebuild]) {
+      const parentId = rows[i]!.summary.parentId;
+      if (parentId !== undefined) rebuild.add(last.at.get(parentId)!);
+    }
+    const summed = new Set<number>();
+    for (const path of appended?.dirty ?? []) summed.add(last.at.get(path)!);
+    for (const i of changed) if (rows[i]!.harness === 'codex') summed.add(i);
+    for (const i of summed) rebuild.add(i);
+    for (const i of rebuild) rebuildRow(rows, i, input, last.at);
+    for (const i of changed) {
+      const s = rows[i]!;
+      // (A row kept from the index has an on-demand `records`.)
+      if (s.harness === 'codex') setRecords(s, [...s.file.usage.values()]);
+    }
+    const sums = [...summed].map((i) => rows[i]!);
+    addTokens(sums, input.pricing);
+    for (const s of sums) this.rememberSums(s, appended?.added.get(s.path));
+    for (const i of rebuild) {
+      if (!summed.has(i)) applyTotals(rows[i]!.summary, this.memo.get(rows[i]!.path)!.totals);
+    }
+    this.lastRecomputed = summed.size;
+    for (let i = 0; i < rows.length; i++) {
+      if (rebuild.has(i)) finish(rows[i]!, input);
+      else setStatus(rows[i]!, input.now, input.thresholds);
+    }
+    this.last = { ...last, files: input.files, metas: input.metas };
+    return sortSessions([...rows]);
+  }
+
+  /** A row summed again after an append: its memo, with the hashes of keys added to it. */
+  private rememberSums(s: LocalSession, addedKeys: readonly string[] | undefined): void {
+    const m = this.memo.get(s.path)!;
+    let hashes = m.hashes;
+    if (addedKeys && addedKeys.length > 0) {
+      hashes = new Uint32Array(m.hashes.length + addedKeys.length);
+      hashes.set(m.hashes);
+      addedKeys.forEach((key, i) => (hashes[m.hashes.length + i] = hashKey(key)));
+      hashes.sort();
+    }
+    this.memo.set(s.path, {
+      summary: s.file,
+      totals: totalsOf(s.summary),
+      group: m.group,
+      hashes,
+      records: s.records,
+    });
+  }
+
+  /** Whether a row outside the ledger's part has a key with `key`'s hash. */
+  private seenOutside(key: string, ledger: UsageLedger): boolean {
+    if (!this.outside) {
+      const lists: Uint32Array[] = [];
+      let n = 0;
+      for (const [path, m] of this.memo) {
+        if (!ledger.paths.has(path) && m.hashes.length > 0) {
+          lists.push(m.hashes);
+          n += m.hashes.length;
+        }
+      }
+      const all = new Uint32Array(n);
+      let at = 0;
+      for (const list of lists) {
+        all.set(list, at);
+        at += list.length;
+      }
+      this.outside = all.sort();
+    }
+    return sortedHas(this.outside, hashKey(key));
   }
 
   /**
@@ -250,8 +389,11 @@ export class Aggregation {
   }
 
   /** Aggregates the rows to redo and remembers each with a fresh group number. */
-  private aggregatePart(part: LocalSession[], input: AggregateInput): void {
-    const groups = assignUsage(part);
+  private aggregatePart(part: LocalSession[], input: AggregateInput, n: number): void {
+    // A part of the rows (a refresh): kept for the appends that follow.
+    const ledger = part.length > 0 && part.length < n ? new UsageLedger() : undefined;
+    const groups = assignUsage(part, ledger);
+    this.ledger = ledger;
     // Before finish: setStatus there copies the summary.
     addTokens(part, input.pricing);
     const fresh = new Map<number, number>();
@@ -309,6 +451,79 @@ export class Aggregation {
       },
     });
   }
+}
+
+/** The last run's input and rows (in file order), and each row's place. */
+interface LastRun {
+  files: readonly DiscoveredFile[];
+  metas: ReadonlyMap<string, SubagentMeta>;
+  rows: LocalSession[];
+  at: Map<string, number>;
+}
+
+/**
+ * Whether a file's new summary links rows as its old one did (so the last run's
+ * parents, subagents, projects and file order still hold).
+ */
+function sameLinks(a: FileSummary, b: FileSummary): boolean {
+  return (
+    a.harness === b.harness &&
+    a.role === b.role &&
+    a.sessionId === b.sessionId &&
+    a.agentId === b.agentId &&
+    a.cwd === b.cwd &&
+    a.noTokenInfo === b.noTokenInfo &&
+    orderMs(a.firstMs) === orderMs(b.firstMs) &&
+    a.subagents.length === b.subagents.length &&
+    a.subagents.every((link, i) => link.agentId === b.subagents[i]!.agentId)
+  );
+}
+
+/**
+ * Row `i` as buildSessions makes it, on the same object (its links are unchanged): the
+ * new file summary and last write, a fresh summary (rows handed out keep theirs).
+ */
+function rebuildRow(
+  rows: readonly LocalSession[],
+  i: number,
+  input: AggregateInput,
+  at: ReadonlyMap<string, number>,
+): void {
+  const s = rows[i]!;
+  const file = input.files[i]!;
+  const old = s.summary;
+  s.file = input.summaries[i]!;
+  s.noTokenInfo = s.file.noTokenInfo;
+  s.lastWriteMs = file.mtimeMs;
+  for (const child of s.children) {
+    s.lastWriteMs = Math.max(s.lastWriteMs, input.files[at.get(child)!]!.mtimeMs);
+  }
+  s.summary = {
+    id: file.path,
+    connectionId: input.connectionId,
+    label: '',
+    status: { status: 'unknown', raw: '' },
+    harness: file.harness,
+  };
+  if (file.role === 'subagent') {
+    const meta = input.metas.get(file.path);
+    s.summary.label =
+      cleanTitle(meta?.description ?? '') ??
+      s.file.title ??
+      `Subagent ${file.agentId ?? ''}`.trim();
+    if (old.parentId !== undefined) s.summary.parentId = old.parentId;
+  }
+}
+
+function sortedHas(sorted: Uint32Array, value: number): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length && sorted[lo] === value;
 }
 
 /** Replaces an on-demand `records` by a plain value. */
@@ -429,9 +644,10 @@ function buildSessions(input: AggregateInput): LocalSession[] {
 
 /**
  * Gives each session its de-duplicated records; returns, per session, a number shared by
- * the sessions it interacts with (a shared key, a parent and its subagents).
+ * the sessions it interacts with (a shared key, a parent and its subagents). With
+ * `ledger`, also records there what a later append needs (see usageLedger.ts).
  */
-function assignUsage(sessions: LocalSession[]): number[] {
+function assignUsage(sessions: LocalSession[], ledger?: UsageLedger): number[] {
   const root = sessions.map((_, i) => i);
   const find = (i: number): number => {
     while (root[i] !== i) i = root[i] = root[root[i]!]!;
@@ -453,8 +669,7 @@ function assignUsage(sessions: LocalSession[]): number[] {
     .filter((s) => s.harness === 'claude-code')
     .sort(
       (a, b) =>
-        (Number.isFinite(a.file.firstMs) ? a.file.firstMs : Infinity) -
-          (Number.isFinite(b.file.firstMs) ? b.file.firstMs : Infinity) ||
+        orderMs(a.file.firstMs) - orderMs(b.file.firstMs) ||
         (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
     );
   // Each response once: its record (the first seen, or a copy once another merges into
@@ -466,29 +681,50 @@ function assignUsage(sessions: LocalSession[]): number[] {
   const owners: LocalSession[] = [];
   const carriers: number[] = [];
   const copied: boolean[] = [];
+  const sorts: number[] = [];
   let carrier = 0;
+  let sort = 0;
   const add = (key: string, r: UsageRecord, owner: () => LocalSession) => {
     const i = index.get(key);
     if (i === undefined) {
       index.set(key, recs.length);
       recs.push(r);
-      owners.push(owner());
+      const o = owner();
+      owners.push(o);
       carriers.push(carrier);
       copied.push(false);
+      if (ledger) {
+        sorts.push(sort);
+        if (o !== sessions[carrier])
+          ledger.foreignOf(sessions[carrier]!.path).push(recs.length - 1);
+      }
       return;
     }
     if (carriers[i] !== carrier) join(carriers[i]!, carrier);
     if (!copied[i]) {
+      if (ledger) {
+        ledger.sources[i] = [recs[i]!];
+        ledger.foreignOf(sessions[carriers[i]!]!.path).push(i);
+      }
       recs[i] = copyUsage(recs[i]!);
       copied[i] = true;
     }
+    if (ledger) {
+      ledger.sources[i]!.push(r);
+      ledger.foreignOf(sessions[carrier]!.path).push(i);
+    }
     mergeUsage(recs[i]!, r);
   };
-  for (const s of claude) {
+  claude.forEach((s, rank) => {
     const self = () => s;
     carrier = position.get(s)!;
-    s.file.usage.forEach((r, key) => add(key, r, self));
-  }
+    ledger?.addCarrier(s.path, s.file, rank);
+    let place = 0;
+    s.file.usage.forEach((r, key) => {
+      sort = sortKey(false, rank, place++);
+      add(key, r, self);
+    });
+  });
   // Subagent rows by (parent path, agentId), for copies whose subagent file lacks them.
   const subagentOf = new Map<string, LocalSession>();
   for (const s of claude) {
@@ -496,17 +732,47 @@ function assignUsage(sessions: LocalSession[]): number[] {
       subagentOf.set(`${s.summary.parentId}\n${s.file.agentId}`, s);
     }
   }
-  for (const s of claude) {
+  claude.forEach((s, rank) => {
     carrier = position.get(s)!;
-    s.file.copies.forEach((r, key) =>
-      add(key, r, () => (r.agentId && subagentOf.get(`${s.path}\n${r.agentId}`)) || s),
-    );
-  }
+    let place = 0;
+    s.file.copies.forEach((r, key) => {
+      sort = sortKey(true, rank, place++);
+      add(key, r, () => (r.agentId && subagentOf.get(`${s.path}\n${r.agentId}`)) || s);
+    });
+  });
   for (let i = 0; i < recs.length; i++) owners[i]!.records.push(recs[i]!);
   for (const s of sessions) {
     if (s.harness === 'codex') s.records = [...s.file.usage.values()];
   }
+  if (ledger) fillLedger(ledger, sessions, { index, recs, owners, sorts }, subagentOf);
   return sessions.map((_, i) => find(i));
+}
+
+/** The rest of a ledger: entries, owners, each owner's sort keys, subagents by agentId. */
+function fillLedger(
+  ledger: UsageLedger,
+  sessions: readonly LocalSession[],
+  found: {
+    index: Map<string, number>;
+    recs: UsageRecord[];
+    owners: LocalSession[];
+    sorts: number[];
+  },
+  subagentOf: ReadonlyMap<string, LocalSession>,
+): void {
+  for (const s of sessions) ledger.paths.add(s.path);
+  for (const [key, i] of found.index) ledger.index.set(key, i);
+  for (let i = 0; i < found.recs.length; i++) {
+    const owner = found.owners[i]!.path;
+    ledger.recs.push(found.recs[i]!);
+    ledger.owners.push(owner);
+    let keys = ledger.order.get(owner);
+    if (!keys) ledger.order.set(owner, (keys = []));
+    keys.push(found.sorts[i]!);
+  }
+  // Entries never merged have no sources (holes read as undefined).
+  ledger.sources.length = found.recs.length;
+  for (const [key, s] of subagentOf) ledger.subagentOf.set(key, s.path);
 }
 
 function finish(s: LocalSession, input: AggregateInput): void {

@@ -51,11 +51,15 @@ function window(roots: Roots, store?: string): LocalIndex {
   });
 }
 
-/** What a window shows: its rows, and the usage report (which reads every record). */
+/**
+ * What a window shows: its rows, the usage report (which reads every record), and each
+ * row's records in order (the order its cost is summed in).
+ */
 function shown(snapshot: LocalSnapshot, index: LocalIndex): unknown {
   return {
     rows: snapshot.sessions.map((s) => s.summary),
     report: buildUsageReport(snapshot, index.pricing, { dayOf: (ms) => String(ms) }),
+    records: snapshot.sessions.map((s) => s.records),
   };
 }
 
@@ -150,6 +154,166 @@ describe('rows kept from the index and aggregated again where files changed', ()
       assert.equal(cheaper.cache.stats.fullScans, 0, 'the scan state is still used');
       assert.equal(recomputed(cheaper), 1);
       assert.equal(snapshot.sessions[0]!.summary.estimatedCost, 1);
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe('appends added to the last de-duplication (the ledger) instead of aggregating the group again', () => {
+  test('new responses, a response growing in place, copies owned by a subagent, a key another group has: each refresh equals a full scan', async () => {
+    const { dir, cleanup } = await tempDir('asi-agg-');
+    try {
+      const roots = { claude: join(dir, 'claude'), codex: join(dir, 'codex') };
+      const project = join(roots.claude, 'projects', '-home-dev-orbit-api');
+      const P = join(project, 'P.jsonl');
+      const S = join(project, 'P', 'subagents', 'agent-a1.jsonl');
+      const R = join(project, 'R.jsonl');
+      const Q = join(project, 'Q.jsonl');
+      const reply = (id: string, seconds: number, output: number, sessionId = 'P') =>
+        assistant({
+          id,
+          requestId: `req_${id}`,
+          sessionId,
+          seconds,
+          usage: usage(3, output, 50, 7),
+        });
+      const s1 = reply('s1', 20, 7);
+      await writeAt(
+        P,
+        jsonl(
+          prompt('work', 10),
+          reply('p1', 11, 20),
+          progressCopy('a1', s1, 21),
+          progressCopy('a9', reply('x1', 22, 9), 22),
+        ),
+      );
+      await writeAt(
+        S,
+        jsonl(
+          { ...prompt('Look around', 19), isSidechain: true, agentId: 'a1' },
+          s1,
+          reply('s2', 23, 3),
+        ),
+      );
+      // A resumed session after P, repeating one of P's responses: the same group, a later rank.
+      await writeAt(
+        R,
+        jsonl(prompt('again', 30), reply('p1', 11, 20, 'R'), reply('r1', 31, 4, 'R')),
+      );
+      await writeAt(Q, jsonl(prompt('other', 40), reply('q1', 41, 6, 'Q')));
+      // A session no change reaches (a part of the rows is aggregated again, not all).
+      await writeAt(
+        join(roots.claude, 'projects', '-home-dev-other', 'Z.jsonl'),
+        jsonl(prompt('apart', 5), reply('z1', 6, 2, 'Z')),
+      );
+      // Written before a window opens; files a step appends to are written now.
+      // A 2.0.x subagent beside the sessions, whose session is gone: attached by the
+      // agentId a parent names, once one does.
+      const A7 = join(project, 'agent-a7.jsonl');
+      await writeAt(A7, jsonl(reply('a7r', 8, 2, 'gone')));
+      const W = join(project, 'W.jsonl');
+      const untimed = reply('p1', 11, 20, 'W');
+      delete untimed.timestamp;
+      await writeAt(W, jsonl(untimed));
+      for (const f of [P, S, R, Q, W, A7]) await utimes(f, T0 / 1000, T0 / 1000);
+      const w = window(roots);
+      await w.refresh();
+      let seconds = 50;
+      const steps: [string, string, string, boolean][] = [
+        [
+          'a new response in the parent (the first change: the group is aggregated)',
+          P,
+          jsonl(reply('p2', seconds++, 11)),
+          false,
+        ],
+        [
+          'a subagent response growing in place and a new one',
+          S,
+          jsonl(reply('s2', 23, 30), reply('s3', seconds++, 5)),
+          true,
+        ],
+        [
+          'a response the parent copied, grown in the subagent',
+          S,
+          jsonl(reply('s1', 20, 70)),
+          true,
+        ],
+        [
+          'a new copy of a response the subagent file lacks (counted in the subagent)',
+          P,
+          jsonl(progressCopy('a1', reply('s4', seconds++, 13), seconds++)),
+          true,
+        ],
+        [
+          'a copy the parent holds, grown in place (counted in the subagent)',
+          P,
+          jsonl(progressCopy('a1', reply('s4', 52, 40), 60)),
+          true,
+        ],
+        [
+          'a new copy for an agent without a file (counted in the parent)',
+          P,
+          jsonl(progressCopy('a9', reply('x2', seconds++, 17), seconds++)),
+          true,
+        ],
+        [
+          'a new response in the parent, before its copies in order',
+          P,
+          jsonl(reply('p3', seconds++, 19)),
+          true,
+        ],
+        [
+          'a new response in the later session of the group',
+          R,
+          jsonl(reply('r2', seconds++, 23, 'R')),
+          true,
+        ],
+        [
+          'a file without a timestamp gets one, earlier than the others (its place in the order moves)',
+          W,
+          jsonl(prompt('first', 1)),
+          false,
+        ],
+        [
+          'a Task result naming the agent of a file beside the sessions (it gets a parent)',
+          P,
+          jsonl(
+            toolResult('toolu_a7', seconds++, false, {
+              toolUseResult: { status: 'completed', agentId: 'a7' },
+            }),
+          ),
+          false,
+        ],
+        [
+          "a response another group's session has (aggregated again)",
+          P,
+          jsonl(reply('q1', 41, 6)),
+          false,
+        ],
+        [
+          'after that, a new response in the joined group',
+          Q,
+          jsonl(reply('q2', seconds++, 29, 'Q')),
+          true,
+        ],
+      ];
+      let step = 0;
+      for (const [name, path, lines, byLedger] of steps) {
+        await appendFile(path, lines);
+        // The subagent is written now, the others long ago: its parent's last write (and
+        // status) follows the subagent's.
+        const t = path === S ? NOW / 1000 - 5 : T0 / 1000 + ++step;
+        await utimes(path, t, t);
+        const before = w.aggregation.reuse.appends;
+        const snapshot = await w.refresh();
+        assert.equal(
+          w.aggregation.reuse.appends - before,
+          byLedger ? 1 : 0,
+          `${name}: by the ledger`,
+        );
+        assert.deepEqual(shown(snapshot, w), await fullScan(roots), name);
+      }
     } finally {
       await cleanup();
     }
