@@ -161,7 +161,13 @@ export class Aggregation {
     const memo = this.memo;
     if (memo.size > n) for (const path of memo.keys()) if (!at.has(path)) memo.delete(path);
     for (const s of sessions) finish(s, input);
-    this.last = { files: input.files, metas: input.metas, rows: [...sessions], at };
+    this.last = {
+      files: input.files,
+      metas: input.metas,
+      rows: [...sessions],
+      at,
+      activity: Float64Array.from(sessions, activityMs),
+    };
     return sortSessions(sessions);
   }
 
@@ -235,11 +241,13 @@ export class Aggregation {
     }
     this.lastRecomputed = summed.size;
     for (let i = 0; i < rows.length; i++) {
-      if (rebuild.has(i)) finish(rows[i]!, input);
-      else setStatus(rows[i]!, input.now, input.thresholds);
+      if (rebuild.has(i)) {
+        finish(rows[i]!, input);
+        last.activity[i] = activityMs(rows[i]!);
+      } else restatus(rows[i]!, input.now, input.thresholds);
     }
     this.last = { ...last, files: input.files, metas: input.metas };
-    return sortSessions([...rows]);
+    return sortedRows(rows, last.activity);
   }
 
   /** A row summed again after an append: its memo, with the hashes of keys added to it. */
@@ -459,6 +467,8 @@ interface LastRun {
   metas: ReadonlyMap<string, SubagentMeta>;
   rows: LocalSession[];
   at: Map<string, number>;
+  /** Each row's activityMs (what the rows are sorted by). */
+  activity: Float64Array;
 }
 
 /**
@@ -575,10 +585,26 @@ function hashKey(key: string): number {
 
 export function sortSessions(sessions: LocalSession[]): LocalSession[] {
   // Each time parsed once, not at every comparison.
-  const keyed = sessions.map((s) => ({ s, at: Date.parse(s.summary.lastActivityAt ?? '') || 0 }));
+  const keyed = sessions.map((s) => ({ s, at: activityMs(s) }));
   keyed.sort((a, b) => b.at - a.at || (a.s.path < b.s.path ? -1 : a.s.path > b.s.path ? 1 : 0));
   for (let i = 0; i < keyed.length; i++) sessions[i] = keyed[i]!.s;
   return sessions;
+}
+
+/** What sessions are sorted by: the last activity (epoch ms, 0 without one). */
+function activityMs(s: LocalSession): number {
+  return Date.parse(s.summary.lastActivityAt ?? '') || 0;
+}
+
+/** `rows` sorted as sortSessions sorts them, with each row's activity known (`activity`). */
+function sortedRows(rows: readonly LocalSession[], activity: Float64Array): LocalSession[] {
+  const order = Array.from(rows, (_, i) => i);
+  order.sort((a, b) => {
+    const pa = rows[a]!.path;
+    const pb = rows[b]!.path;
+    return activity[b]! - activity[a]! || (pa < pb ? -1 : pa > pb ? 1 : 0);
+  });
+  return order.map((i) => rows[i]!);
 }
 
 function buildSessions(input: AggregateInput): LocalSession[] {
@@ -853,7 +879,17 @@ function addTokens(sessions: readonly LocalSession[], pricing: Pricing): void {
  * out keep theirs): status, waitingSince, and endedAt for finished sessions.
  */
 export function setStatus(s: LocalSession, now: number, thresholds: StatusThresholds): void {
-  const { waitingSince, ...status } = deriveLocalStatus(
+  const { waitingSince, ...status } = statusOf(s, now, thresholds);
+  const sum: SessionSummary = { ...s.summary, status };
+  delete sum.waitingSince;
+  delete sum.endedAt;
+  if (waitingSince) sum.waitingSince = waitingSince;
+  if (status.status === 'finished' && sum.lastActivityAt) sum.endedAt = sum.lastActivityAt;
+  s.summary = sum;
+}
+
+function statusOf(s: LocalSession, now: number, thresholds: StatusThresholds) {
+  return deriveLocalStatus(
     {
       harness: s.harness,
       role: s.role,
@@ -864,10 +900,22 @@ export function setStatus(s: LocalSession, now: number, thresholds: StatusThresh
     },
     thresholds,
   );
-  const sum: SessionSummary = { ...s.summary, status };
-  delete sum.waitingSince;
-  delete sum.endedAt;
-  if (waitingSince) sum.waitingSince = waitingSince;
-  if (status.status === 'finished' && sum.lastActivityAt) sum.endedAt = sum.lastActivityAt;
-  s.summary = sum;
+}
+
+/**
+ * setStatus for a row whose file and last write did not change: its summary object is
+ * kept when the status derived for `now` is the one it shows (most rows, most refreshes).
+ */
+function restatus(s: LocalSession, now: number, thresholds: StatusThresholds): void {
+  const derived = statusOf(s, now, thresholds);
+  const shown = s.summary;
+  if (
+    derived.status === shown.status.status &&
+    derived.raw === shown.status.raw &&
+    derived.outcome === shown.status.outcome &&
+    derived.waitingSince === shown.waitingSince
+  ) {
+    return;
+  }
+  setStatus(s, now, thresholds);
 }

@@ -191,7 +191,10 @@ export class LocalIndex {
     const locked = persisted ? await this.useIndex(persisted, discovery.files, first) : false;
     // Subagent metadata is read while the transcripts are scanned (readMeta never throws).
     const metaReads = discovery.files.map((f) =>
-      f.metaPath ? this.cache.readMeta(f.metaPath, f.size, f.mtimeMs) : undefined,
+      f.metaPath
+        ? (this.cache.knownMeta(f.metaPath, f.size, f.mtimeMs) ??
+          this.cache.readMeta(f.metaPath, f.size, f.mtimeMs))
+        : undefined,
     );
     let summaries: FileSummary[];
     try {
@@ -207,7 +210,8 @@ export class LocalIndex {
     const metas = new Map<string, SubagentMeta>();
     const problems: LocalProblem[] = [...discovery.problems];
     for (const [i, read] of metaReads.entries()) {
-      const m = read && (await read);
+      // (Most are known: awaited only when read now.)
+      const m = read instanceof Promise ? await read : read;
       if (m?.meta) metas.set(discovery.files[i]!.path, m.meta);
       if (m?.problem) problems.push(m.problem);
     }

@@ -178,10 +178,18 @@ export class ScanCache {
   async scanAll(files: readonly DiscoveredFile[], signal?: AbortSignal): Promise<FileSummary[]> {
     this.scannedOnce = true;
     const elsewhere = await this.scanColdInWorkers(files);
-    const summaries = await mapLimited(files, CONCURRENCY, (f) => {
+    // Unchanged files first, without a promise each (most files at most refreshes).
+    const summaries = new Array<FileSummary>(files.length);
+    const toRead: number[] = [];
+    files.forEach((f, i) => {
+      const done =
+        elsewhere.get(f.path) ?? (this.inflight.has(f.path) ? undefined : this.unchanged(f));
+      if (done) summaries[i] = done;
+      else toRead.push(i);
+    });
+    await mapLimited(toRead, CONCURRENCY, async (i) => {
       signal?.throwIfAborted();
-      const done = elsewhere.get(f.path);
-      return done ? Promise.resolve(done) : this.scan(f);
+      summaries[i] = await this.scan(files[i]!);
     });
     // Forget files that are gone.
     if (this.entries.size > files.length) {
@@ -478,19 +486,27 @@ export class ScanCache {
     }
   }
 
-  private async scanOnce(file: DiscoveredFile): Promise<FileSummary> {
+  /** The cached summary of a file unchanged since it was read (counted as reused). */
+  private unchanged(file: DiscoveredFile): FileSummary | undefined {
     const cached = this.entries.get(file.path);
     if (
-      cached &&
-      !cached.failed &&
-      cached.ino === file.ino &&
-      cached.dev === file.dev &&
-      cached.size === file.size &&
-      cached.mtimeMs === file.mtimeMs
+      !cached ||
+      cached.failed ||
+      cached.ino !== file.ino ||
+      cached.dev !== file.dev ||
+      cached.size !== file.size ||
+      cached.mtimeMs !== file.mtimeMs
     ) {
-      this.stats.reused++;
-      return cached.summary;
+      return undefined;
     }
+    this.stats.reused++;
+    return cached.summary;
+  }
+
+  private async scanOnce(file: DiscoveredFile): Promise<FileSummary> {
+    const reused = this.unchanged(file);
+    if (reused) return reused;
+    const cached = this.entries.get(file.path);
     let handle: ReadHandle | undefined;
     let entry: Entry | undefined;
     try {
@@ -641,14 +657,24 @@ export class ScanCache {
     }
   }
 
+  /** readMeta's result when it is cached for this size and mtime (no promise). */
+  knownMeta(
+    path: string,
+    size: number,
+    mtimeMs: number,
+  ): { meta?: SubagentMeta; problem?: LocalProblem } | undefined {
+    const cached = this.metas.get(path);
+    return cached && cached.size === size && cached.mtimeMs === mtimeMs ? cached : undefined;
+  }
+
   /** A subagent's meta file, cached by size and mtime; problems for unreadable JSON. */
   async readMeta(
     path: string,
     size: number,
     mtimeMs: number,
   ): Promise<{ meta?: SubagentMeta; problem?: LocalProblem }> {
-    const cached = this.metas.get(path);
-    if (cached && cached.size === size && cached.mtimeMs === mtimeMs) return cached;
+    const cached = this.knownMeta(path, size, mtimeMs);
+    if (cached) return cached;
     const result: { size: number; mtimeMs: number; meta?: SubagentMeta; problem?: LocalProblem } = {
       size,
       mtimeMs,
