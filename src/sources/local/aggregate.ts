@@ -905,15 +905,15 @@ function statusOf(s: LocalSession, now: number, thresholds: StatusThresholds) {
 /**
  * setStatus for a row whose file and last write did not change: its summary object is
  * kept when the status derived for `now` is the one it shows (most rows, most refreshes).
+ * (waitingSince and endedAt follow from the status, the file and the last write.)
  */
 function restatus(s: LocalSession, now: number, thresholds: StatusThresholds): void {
   const derived = statusOf(s, now, thresholds);
-  const shown = s.summary;
+  const shown = s.summary.status;
   if (
-    derived.status === shown.status.status &&
-    derived.raw === shown.status.raw &&
-    derived.outcome === shown.status.outcome &&
-    derived.waitingSince === shown.waitingSince
+    derived.status === shown.status &&
+    derived.raw === shown.raw &&
+    derived.outcome === shown.outcome
   ) {
     return;
   }

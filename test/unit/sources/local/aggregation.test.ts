@@ -320,6 +320,54 @@ describe('appends added to the last de-duplication (the ledger) instead of aggre
   });
 });
 
+describe('rows reused by a refresh', () => {
+  test("a row no change reaches gets the status the clock gives it (its file's age crossed a threshold)", async () => {
+    const { dir, cleanup } = await tempDir('asi-agg-');
+    try {
+      const roots = { claude: join(dir, 'claude'), codex: join(dir, 'codex') };
+      const project = join(roots.claude, 'projects', '-home-dev-orbit-api');
+      const P = join(project, 'P.jsonl');
+      const Z = join(project, 'Z.jsonl');
+      const X = join(project, 'X.jsonl');
+      const reply = (id: string, seconds: number, sessionId: string) =>
+        assistant({ id, requestId: `req_${id}`, sessionId, seconds, usage: usage(3, 5) });
+      for (const [path, id] of [
+        [P, 'p'],
+        [Z, 'z'],
+        [X, 'x'],
+      ] as const) {
+        await writeAt(path, jsonl(prompt('go', 1), reply(`${id}1`, 2, id)));
+        await utimes(path, T0 / 1000, T0 / 1000);
+      }
+      // Z ended its turn a minute ago: idle now, finished half an hour later.
+      await utimes(Z, NOW / 1000 - 60, NOW / 1000 - 60);
+      let clock = NOW;
+      const open = () =>
+        new LocalIndex({
+          claudeConfigDirs: [roots.claude],
+          codexHome: roots.codex,
+          now: () => clock,
+        });
+      const w = open();
+      await w.refresh();
+      for (const [i, advance] of [0, 31 * 60_000].entries()) {
+        clock += advance;
+        await appendFile(P, jsonl(reply(`p${i + 2}`, 3 + i, 'p')));
+        await utimes(P, T0 / 1000 + i + 1, T0 / 1000 + i + 1);
+        const before = w.aggregation.reuse.appends;
+        const snapshot = await w.refresh();
+        const scan = open();
+        assert.deepEqual(shown(snapshot, w), shown(await scan.refresh(), scan), `step ${i}`);
+        assert.equal(w.aggregation.reuse.appends - before, i, `step ${i}: by the ledger`);
+        const z = snapshot.sessions.find((s) => s.path === Z)!;
+        assert.equal(z.summary.status.status, i === 0 ? 'idle' : 'finished');
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
 async function randomRun(seed: number): Promise<void> {
   const { dir, cleanup } = await tempDir('asi-agg-');
   try {
