@@ -189,13 +189,8 @@ export class LocalIndex {
     }
     this.discoveryProblems = discovery.problems;
     const locked = persisted ? await this.useIndex(persisted, discovery.files, first) : false;
-    // Subagent metadata is read while the transcripts are scanned (readMeta never throws).
-    const metaReads = discovery.files.map((f) =>
-      f.metaPath
-        ? (this.cache.knownMeta(f.metaPath, f.size, f.mtimeMs) ??
-          this.cache.readMeta(f.metaPath, f.size, f.mtimeMs))
-        : undefined,
-    );
+    // Subagent metadata is read while the transcripts are scanned (readMetas never throws).
+    const metaReads = this.cache.readMetas(discovery.files);
     let summaries: FileSummary[];
     try {
       summaries = await this.cache.scanAll(discovery.files);
@@ -209,9 +204,7 @@ export class LocalIndex {
     } else this.scheduleSave();
     const metas = new Map<string, SubagentMeta>();
     const problems: LocalProblem[] = [...discovery.problems];
-    for (const [i, read] of metaReads.entries()) {
-      // (Most are known: awaited only when read now.)
-      const m = read instanceof Promise ? await read : read;
+    for (const [i, m] of (await metaReads).entries()) {
       if (m?.meta) metas.set(discovery.files[i]!.path, m.meta);
       if (m?.problem) problems.push(m.problem);
     }

@@ -6,6 +6,7 @@
  * shrank, was replaced or rewritten in place is read again from the start. Counters say
  * how many bytes were read, so tests can check that a refresh reads only what was appended.
  */
+import { readFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { mapLimited } from '../../util/mapLimited.ts';
 import { openBlocking, type ReadHandle } from './engine/blockingFile.ts';
@@ -84,6 +85,18 @@ export interface ScanCacheOptions {
   status?: boolean;
 }
 
+/** What reading a subagent's meta file gave. */
+export interface MetaRead {
+  meta?: SubagentMeta;
+  problem?: LocalProblem;
+}
+
+/** Blocking meta reads: a slice ends after this long (the thread then takes other work). */
+const SLICE_MS = 4;
+/** A meta read slower than this is not from the page cache; two in a row: promise reads. */
+const SLOW_META_MS = 1;
+const SLOW_STREAK = 2;
+
 /** A subagent's optional `agent-<agentId>.meta.json`. */
 export interface SubagentMeta {
   agentType?: string;
@@ -161,10 +174,7 @@ export class ScanCache {
     this.options = options;
   }
   private readonly entries = new Map<string, Entry>();
-  private readonly metas = new Map<
-    string,
-    { size: number; mtimeMs: number; meta?: SubagentMeta; problem?: LocalProblem }
-  >();
+  private readonly metas = new Map<string, MetaRead & { size: number; mtimeMs: number }>();
   private readonly buffers: Buffer[] = [];
   private readonly inflight = new Map<string, Promise<FileSummary>>();
   /** Whether scanAll ran (startWorkers is for the first scan only). */
@@ -658,29 +668,62 @@ export class ScanCache {
   }
 
   /** readMeta's result when it is cached for this size and mtime (no promise). */
-  knownMeta(
-    path: string,
-    size: number,
-    mtimeMs: number,
-  ): { meta?: SubagentMeta; problem?: LocalProblem } | undefined {
+  knownMeta(path: string, size: number, mtimeMs: number): MetaRead | undefined {
     const cached = this.metas.get(path);
     return cached && cached.size === size && cached.mtimeMs === mtimeMs ? cached : undefined;
   }
 
   /** A subagent's meta file, cached by size and mtime; problems for unreadable JSON. */
-  async readMeta(
+  async readMeta(path: string, size: number, mtimeMs: number): Promise<MetaRead> {
+    return (
+      this.knownMeta(path, size, mtimeMs) ??
+      this.keepMeta(path, size, mtimeMs, () => readFile(path, 'utf8'))
+    );
+  }
+
+  /**
+   * readMeta of each listed file's meta file, in order (undefined: none). Files not cached
+   * are read with blocking calls in slices of a few ms (they are small: one thread-pool
+   * round trip per slice instead of four per file), with promise calls once reads are
+   * slow (a network disk).
+   */
+  async readMetas(files: readonly DiscoveredFile[]): Promise<(MetaRead | undefined)[]> {
+    const out = new Array<MetaRead | undefined>(files.length);
+    let sliceStart = performance.now();
+    let slowReads = 0;
+    for (let i = 0; i < files.length; i++) {
+      const { metaPath, size, mtimeMs } = files[i]!;
+      if (!metaPath) continue;
+      const known = this.knownMeta(metaPath, size, mtimeMs);
+      if (known) {
+        out[i] = known;
+        continue;
+      }
+      if (slowReads >= SLOW_STREAK) {
+        out[i] = await this.readMeta(metaPath, size, mtimeMs);
+        continue;
+      }
+      if (performance.now() - sliceStart >= SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+      const started = performance.now();
+      out[i] = await this.keepMeta(metaPath, size, mtimeMs, () => readFileSync(metaPath, 'utf8'));
+      slowReads = performance.now() - started > SLOW_META_MS ? slowReads + 1 : 0;
+    }
+    return out;
+  }
+
+  /** Reads (with `read`), parses and caches one meta file; never throws. */
+  private async keepMeta(
     path: string,
     size: number,
     mtimeMs: number,
-  ): Promise<{ meta?: SubagentMeta; problem?: LocalProblem }> {
-    const cached = this.knownMeta(path, size, mtimeMs);
-    if (cached) return cached;
-    const result: { size: number; mtimeMs: number; meta?: SubagentMeta; problem?: LocalProblem } = {
-      size,
-      mtimeMs,
-    };
+    read: () => string | Promise<string>,
+  ): Promise<MetaRead> {
+    const result: MetaRead & { size: number; mtimeMs: number } = { size, mtimeMs };
     try {
-      const value = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+      const value = JSON.parse(await read()) as Record<string, unknown>;
       const meta: SubagentMeta = {};
       if (typeof value.agentType === 'string') meta.agentType = value.agentType;
       if (typeof value.description === 'string') meta.description = value.description;
