@@ -24,7 +24,7 @@ import type { crc32 as ZlibCrc32 } from 'node:zlib';
 import type { RowMemo, RowTotals } from './aggregate.ts';
 import { IndexLock, type IndexLockOptions } from './indexLock.ts';
 import { packUsage, unpackUsage, type PackedUsage } from './engine/packedUsage.ts';
-import { resumeScanner, type RestingFile } from './scanCache.ts';
+import { resumeScanner, type MetaRead, type RestingFile } from './scanCache.ts';
 import {
   orNaN,
   SCANNER_STATE_VERSION,
@@ -34,7 +34,7 @@ import {
 import type { FileSummary, UsageRecord } from './types.ts';
 
 /** The layout below; bump on any change to it. */
-export const INDEX_FORMAT_VERSION = 2;
+export const INDEX_FORMAT_VERSION = 3;
 const MAGIC = Buffer.from('ASI-LIDX', 'latin1');
 /** The header's room at the start of the file (written last, see save). */
 const HEADER_BYTES = 4096;
@@ -275,6 +275,7 @@ class SavedFile implements RestingFile {
   readonly summary: FileSummary;
   readonly body: SavedBody;
   row?: SavedRow;
+  meta?: MetaRead;
 
   constructor(meta: MetaJson, tail: Uint8Array, summary: FileSummary, body: SavedBody) {
     this.path = meta.p;
@@ -620,6 +621,8 @@ interface MetaJson {
   f: SummaryJson;
   b: [number, number, number];
   r?: RowJson;
+  /** A subagent's meta file as read (see RestingFile.meta). */
+  a?: MetaRead;
 }
 
 /** A FileSummary without its records; NaN times as null. */
@@ -698,6 +701,7 @@ function encodeHead(
     f: rest as unknown as SummaryJson,
     b: [bodyAt, bodyBytes, crc],
   };
+  if (f.meta) meta.a = f.meta;
   if (row) {
     const t = row.totals;
     meta.r = {
@@ -819,6 +823,22 @@ function decodeUsage(r: Reader, into: LazyMap): void {
   for (const [key, record] of unpackUsage(packed)) into.put(key, record);
 }
 
+/** A saved subagent meta read: its fields, strings (see ScanCache.readMeta). */
+function decodeMetaRead(json: unknown): MetaRead {
+  const meta = (json as MetaRead | null)?.meta as Record<string, unknown> | undefined;
+  if (
+    typeof json !== 'object' ||
+    json === null ||
+    Object.keys(json).join() !== 'meta' ||
+    typeof meta !== 'object' ||
+    meta === null ||
+    !Object.values(meta).every((v) => typeof v === 'string')
+  ) {
+    throw new IndexProblem('a record has bad subagent metadata');
+  }
+  return { meta };
+}
+
 function decodeRow(json: unknown): RowJson | undefined {
   if (json === undefined) return undefined;
   const row = json as RowJson;
@@ -918,6 +938,7 @@ function decodeHead(r: Reader, source: BodySource, bodyEnd: number, rows: boolea
   summary.usage = body.usage;
   summary.copies = body.copies;
   const file = new SavedFile(meta, tail, summary, body);
+  if (meta.a !== undefined) file.meta = decodeMetaRead(meta.a);
   if (row && rows) {
     const t = row.t;
     const totals: RowTotals | undefined = t

@@ -41,6 +41,8 @@ export interface ScanStats {
   checkBytes: number;
   /** Bytes of files' ends read again for their status (see replayStatus; not in bytesRead). */
   statusBytes: number;
+  /** Subagent meta files read (a window that opens from the index has them saved). */
+  metaReads: number;
   /** Files read by helpers, threads or processes (also counted in fullScans and bytesRead). */
   workerScans: number;
   /** Helpers started (early or for a scan). */
@@ -153,6 +155,11 @@ export interface RestingFile {
   body?: SavedBody;
   /** Loaded: the row the saving window's aggregation made of the file (prices matching). */
   row?: SavedRow;
+  /**
+   * A subagent's meta file as read for this very size and mtime of the transcript (the
+   * key readMeta caches it by), when it was read without a problem.
+   */
+  meta?: MetaRead;
 }
 
 export class ScanCache {
@@ -164,6 +171,7 @@ export class ScanCache {
     seeded: 0,
     checkBytes: 0,
     statusBytes: 0,
+    metaReads: 0,
     workerScans: 0,
     workersStarted: 0,
     helperPeakRssKb: 0,
@@ -399,6 +407,9 @@ export class ScanCache {
       if (r.body) entry.body = r.body;
       this.entries.set(file.path, entry);
       seeded.push(file.path);
+      if (r.meta && file.metaPath && !this.knownMeta(file.metaPath, r.size, r.mtimeMs)) {
+        this.metas.set(file.metaPath, { ...r.meta, size: r.size, mtimeMs: r.mtimeMs });
+      }
     }
     this.stats.seeded += seeded.length;
     return seeded;
@@ -439,6 +450,7 @@ export class ScanCache {
     for (const [path, e] of this.entries) {
       if (e.failed || this.inflight.has(path)) continue;
       const { size, mtimeMs, ino, dev, tail, summary } = e;
+      const meta = summary.role === 'subagent' ? this.metaOf(path, size, mtimeMs) : undefined;
       // A saved file not read since is saved again as it was loaded.
       if (e.body && !e.scanner) {
         const body = e.body;
@@ -456,6 +468,7 @@ export class ScanCache {
           },
           usage: summary.usage,
           copies: summary.copies,
+          ...(meta && { meta }),
         });
         continue;
       }
@@ -472,9 +485,18 @@ export class ScanCache {
         summary,
         usage: summary.usage,
         copies: summary.copies,
+        ...(meta && { meta }),
       });
     }
     return out;
+  }
+
+  /** The cached meta of a subagent transcript (beside it, `agent-<id>.meta.json`). */
+  private metaOf(path: string, size: number, mtimeMs: number): MetaRead | undefined {
+    if (!path.endsWith('.jsonl')) return undefined;
+    const known = this.knownMeta(`${path.slice(0, -'.jsonl'.length)}.meta.json`, size, mtimeMs);
+    // Only what was read: a file that could not be is read again by the next window.
+    return known?.meta ? { meta: known.meta } : undefined;
   }
 
   /**
@@ -722,6 +744,7 @@ export class ScanCache {
     read: () => string | Promise<string>,
   ): Promise<MetaRead> {
     const result: MetaRead & { size: number; mtimeMs: number } = { size, mtimeMs };
+    this.stats.metaReads++;
     try {
       const value = JSON.parse(await read()) as Record<string, unknown>;
       const meta: SubagentMeta = {};

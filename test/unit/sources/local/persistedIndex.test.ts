@@ -100,6 +100,8 @@ describe('persisted local index', () => {
       const b = w.open();
       const snapshot = await b.refresh();
       assert.equal(b.cache.stats.bytesRead, 0, 'no transcript byte read');
+      assert.ok(a.index.cache.stats.metaReads > 0, 'the corpus has subagent meta files');
+      assert.equal(b.cache.stats.metaReads, 0, 'subagent metadata from the index');
       assert.equal(b.cache.stats.fullScans, 0);
       assert.equal(b.cache.stats.seeded, w.corpus.files.length);
       assert.equal(b.persisted!.stats.loads, 1);
