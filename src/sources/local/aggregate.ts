@@ -230,8 +230,7 @@ export class Aggregation {
     for (const i of rebuild) rebuildRow(rows, i, input, last.at);
     for (const i of changed) {
       const s = rows[i]!;
-      // (A row kept from the index has an on-demand `records`.)
-      if (s.harness === 'codex') setRecords(s, [...s.file.usage.values()]);
+      if (s.harness === 'codex') s.records = [...s.file.usage.values()];
     }
     const sums = [...summed].map((i) => rows[i]!);
     addTokens(sums, input.pricing);
@@ -445,19 +444,68 @@ export class Aggregation {
    */
   private recordsOnDemand(s: LocalSession, group: LocalSession[]): void {
     const memo = this.memo;
-    Object.defineProperty(s, 'records', {
-      configurable: true,
-      enumerable: true,
-      get() {
-        for (const g of group) setRecords(g, []);
-        assignUsage(group);
-        for (const g of group) {
-          const m = memo.get(g.path);
-          if (m?.summary === g.file) m.records = g.records;
-        }
-        return s.records;
-      },
+    (s as Row).later(() => {
+      for (const g of group) g.records = [];
+      assignUsage(group);
+      for (const g of group) {
+        const m = memo.get(g.path);
+        if (m?.summary === g.file) m.records = g.records;
+      }
     });
+  }
+}
+
+/**
+ * A LocalSession as buildSessions makes it. `records` is an accessor of the class, so a
+ * row whose records are worked out on first read (recordsOnDemand) keeps the shape of
+ * every other row (a getter defined on each object gave each its own hidden class).
+ */
+class Row implements LocalSession {
+  summary: SessionSummary;
+  harness: Harness;
+  role: 'session' | 'subagent';
+  path: string;
+  project: string | undefined;
+  noTokenInfo: boolean;
+  lastWriteMs: number;
+  file: FileSummary;
+  children: string[] = [];
+  archived: boolean;
+  #records: UsageRecord[] | undefined = [];
+  #workOut: (() => void) | undefined;
+
+  constructor(file: DiscoveredFile, summary: FileSummary, connectionId: string) {
+    this.summary = {
+      id: file.path,
+      connectionId,
+      label: '',
+      status: { status: 'unknown', raw: '' },
+      harness: file.harness,
+    };
+    this.harness = file.harness;
+    this.role = file.role;
+    this.path = file.path;
+    this.project = summary.cwd;
+    this.noTokenInfo = summary.noTokenInfo;
+    this.lastWriteMs = file.mtimeMs;
+    this.file = summary;
+    this.archived = file.archived === true;
+  }
+
+  get records(): UsageRecord[] {
+    if (this.#records === undefined) this.#workOut!();
+    return this.#records!;
+  }
+
+  set records(records: UsageRecord[]) {
+    this.#records = records;
+    this.#workOut = undefined;
+  }
+
+  /** The records are worked out by `workOut` (which sets them) when first read. */
+  later(workOut: () => void): void {
+    this.#records = undefined;
+    this.#workOut = workOut;
   }
 }
 
@@ -536,16 +584,6 @@ function sortedHas(sorted: Uint32Array, value: number): boolean {
   return lo < sorted.length && sorted[lo] === value;
 }
 
-/** Replaces an on-demand `records` by a plain value. */
-function setRecords(s: LocalSession, records: UsageRecord[]): void {
-  Object.defineProperty(s, 'records', {
-    configurable: true,
-    enumerable: true,
-    writable: true,
-    value: records,
-  });
-}
-
 function totalsOf(sum: SessionSummary): RowTotals | undefined {
   if (sum.inputTokens === undefined) return undefined;
   return {
@@ -612,25 +650,7 @@ function buildSessions(input: AggregateInput): LocalSession[] {
   const byPath = new Map<string, LocalSession>();
   input.files.forEach((file, i) => {
     const s = input.summaries[i]!;
-    const session: LocalSession = {
-      summary: {
-        id: file.path,
-        connectionId: input.connectionId,
-        label: '',
-        status: { status: 'unknown', raw: '' },
-        harness: file.harness,
-      },
-      harness: file.harness,
-      role: file.role,
-      path: file.path,
-      project: s.cwd,
-      records: [],
-      noTokenInfo: s.noTokenInfo,
-      lastWriteMs: file.mtimeMs,
-      file: s,
-      children: [],
-      archived: file.archived === true,
-    };
+    const session = new Row(file, s, input.connectionId);
     sessions.push(session);
     byPath.set(file.path, session);
   });
