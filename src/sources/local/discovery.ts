@@ -357,11 +357,16 @@ interface Entry {
 }
 
 /**
- * The entries of one folder with their stats (symlinks followed), in the folder's order.
+ * The entries of one folder with their stats (symlinks followed), in the folder's order;
+ * regular files `unstated.test` accepts are only named (in `unstated.names`), not stat'ed.
  * Missing folders give an empty list; unreadable ones, loops and broken links are
  * reported, in the folder's order.
  */
-async function list(w: Walk, dir: string): Promise<Entry[]> {
+async function list(
+  w: Walk,
+  dir: string,
+  unstated?: { names: string[]; test: (name: string) => boolean },
+): Promise<Entry[]> {
   w.signal?.throwIfAborted();
   let dirents: Dirent[];
   try {
@@ -373,7 +378,14 @@ async function list(w: Walk, dir: string): Promise<Entry[]> {
     }
     return [];
   }
-  const kept = dirents.filter((d) => d.isFile() || d.isDirectory() || d.isSymbolicLink());
+  const kept = dirents.filter((d) => {
+    // Regular files only named (subagent meta files): listed without a stat.
+    if (unstated && d.isFile() && unstated.test(d.name)) {
+      unstated.names.push(d.name);
+      return false;
+    }
+    return d.isFile() || d.isDirectory() || d.isSymbolicLink();
+  });
   const paths = kept.map((d) => join(dir, d.name));
   const stats = await w.io.statAll(paths);
   const entries: Entry[] = [];
@@ -454,8 +466,12 @@ async function walkClaude(w: Walk, root: string): Promise<void> {
     }
     for (const e of entries) {
       if (!e.stats.isDirectory() || !enter(w, e)) continue;
-      const subagents = await list(w, join(e.path, 'subagents'));
-      const names = new Set(subagents.map((s) => s.name));
+      const metaFiles: string[] = [];
+      const subagents = await list(w, join(e.path, 'subagents'), {
+        names: metaFiles,
+        test: (name) => name.endsWith('.meta.json'),
+      });
+      const names = new Set([...subagents.map((s) => s.name), ...metaFiles]);
       for (const s of subagents) {
         const m = AGENT_FILE.exec(s.name);
         if (!m || !s.stats.isFile()) continue;
