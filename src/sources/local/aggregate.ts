@@ -821,6 +821,18 @@ function fillLedger(
   for (const [key, s] of subagentOf) ledger.subagentOf.set(key, s.path);
 }
 
+/** baseName of project folders, which thousands of rows share (a bounded cache). */
+const projectNames = new Map<string, string>();
+
+function projectName(project: string): string {
+  let name = projectNames.get(project);
+  if (name === undefined) {
+    if (projectNames.size >= 4096) projectNames.clear();
+    projectNames.set(project, (name = baseName(project)));
+  }
+  return name;
+}
+
 function finish(s: LocalSession, input: AggregateInput): void {
   const f = s.file;
   const sum = s.summary;
@@ -835,7 +847,7 @@ function finish(s: LocalSession, input: AggregateInput): void {
   }
   if (f.mainModel) sum.model = f.mainModel;
   if (s.project) sum.project = s.project;
-  const repository = f.gitRemote ?? (s.project ? baseName(s.project) : undefined);
+  const repository = f.gitRemote ?? (s.project ? projectName(s.project) : undefined);
   if (repository) sum.repository = repository;
   if (f.gitBranch) sum.branch = f.gitBranch;
   if (f.firstTimestamp) sum.startedAt = f.firstTimestamp;

@@ -932,7 +932,8 @@ function decodeHead(r: Reader, source: BodySource, bodyEnd: number, rows: boolea
   const summary = decodeSummary(meta.f, meta.p);
   if (summary.bytes !== meta.s) throw new IndexProblem('a record disagrees with its size');
   const row = decodeRow(meta.r);
-  const tail = Uint8Array.from(r.bytes(r.u32()));
+  // A copy (the heads' buffer is not kept), as the Buffer the scan cache keeps.
+  const tail = Buffer.from(r.bytes(r.u32()));
   const hashes = r.array((k) => new Uint32Array(k), r.u32());
   const body = new SavedBody(source, meta.b[0], meta.b[1], meta.b[2]);
   summary.usage = body.usage;

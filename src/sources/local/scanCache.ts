@@ -402,7 +402,8 @@ export class ScanCache {
         dev: r.dev,
         summary,
         failed: false,
-        tail: Buffer.from(r.tail),
+        // A loaded entry's tail is a Buffer of its own already.
+        tail: r.body && Buffer.isBuffer(r.tail) ? r.tail : Buffer.from(r.tail),
       };
       if (r.body) entry.body = r.body;
       this.entries.set(file.path, entry);
