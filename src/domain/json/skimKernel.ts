@@ -175,6 +175,21 @@ export class SkimKernel {
   }
 
   /**
+   * load() of `head` followed by bytes [0, end) of `tail`, copied into the kernel's memory
+   * side by side: a line cut by the end of a read is put together there, not first in a
+   * buffer of its own. Longer than KERNEL_MAX_BYTES, a new Buffer of both comes back.
+   */
+  loadJoined(head: Uint8Array, tail: Uint8Array, end: number): Buffer {
+    const bytes = head.length + end;
+    if (bytes > KERNEL_MAX_BYTES) return Buffer.concat([head, tail.subarray(0, end)]);
+    this.reserve(bytes);
+    this.memory.set(head, DATA);
+    this.memory.set(tail.subarray(0, end), DATA + head.length);
+    this.buf = Buffer.from(this.memory.buffer, DATA, bytes);
+    return this.buf;
+  }
+
+  /**
    * Copies bytes [start, end) of `src` into the kernel's memory and returns the kernel's
    * line buffer, the copy at [0, end - start): for callers that take one line at a time,
    * so the memory grows to the longest line rather than to a whole chunk. Valid until the

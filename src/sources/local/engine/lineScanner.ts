@@ -125,34 +125,46 @@ export abstract class LineScanner {
   feed(input: Buffer): void {
     const base = this.bytes;
     this.bytes += input.length;
-    let start = 0;
+    let rest = input;
+    let offset = base;
     if (this.pending) {
       const nl = input.indexOf(NEWLINE);
       if (nl < 0) {
         this.keep(input, 0, input.length);
         return;
       }
-      this.keep(input, 0, nl);
-      const whole = this.pending;
-      const line = kernel ? kernel.load(whole) : whole;
       this.lineEnd = base + nl + 1;
+      const line = this.joined(input, nl);
       this.physicalLine(line, 0, line.length);
       this.dropPending();
-      start = nl + 1;
+      // Only the bytes after that line are loaded (a long line's end is not copied again).
+      rest = input.subarray(nl + 1);
+      offset = base + nl + 1;
     }
-    const chunk = kernel ? kernel.load(input) : input;
+    const chunk = kernel ? kernel.load(rest) : rest;
     // Lines end where the kernel's SIMD search finds a newline (a native indexOf call
     // costs more per line), or indexOf for bytes not in its memory.
     const k = kernel !== undefined && chunk === kernel.buf ? kernel : undefined;
+    let start = 0;
     for (;;) {
       const nl = k ? k.newline(start, chunk.length) : chunk.indexOf(NEWLINE, start);
       if (nl < 0) break;
-      this.lineEnd = base + nl + 1;
+      this.lineEnd = offset + nl + 1;
       this.physicalLine(chunk, start, nl);
       start = nl + 1;
     }
     // Copy: the caller reuses its read buffer.
     if (start < chunk.length) this.keep(chunk, start, chunk.length);
+  }
+
+  /**
+   * The unfinished line completed by bytes [0, end) of `input`: both parts go straight
+   * into the kernel's memory, not through the pending store first.
+   */
+  private joined(input: Buffer, end: number): Buffer {
+    if (kernel) return kernel.loadJoined(this.pending!, input, end);
+    this.keep(input, 0, end);
+    return this.pending!;
   }
 
   /** Appends [start, end) of `input` to the unfinished line, in a store from the pool. */

@@ -17,7 +17,7 @@ import {
   stringEnd,
   type Nested,
 } from '../../../../src/domain/json/skim.ts';
-import { kernel } from '../../../../src/domain/json/skimKernel.ts';
+import { KERNEL_MAX_BYTES, kernel } from '../../../../src/domain/json/skimKernel.ts';
 import { SKIM_KERNEL_WASM } from '../../../../src/domain/json/skimKernelWasm.ts';
 
 interface Outcome {
@@ -216,6 +216,21 @@ describe('skim kernel (WebAssembly) against the JS skim', () => {
         }
       }
     }
+  });
+
+  test('loadJoined: a head and the start of a tail, side by side in the kernel (or joined over its limit)', () => {
+    const k = kernel!;
+    const head = Buffer.from('{"a":"one half');
+    const tail = Buffer.from(' and the other"}\n{"b":2}\n');
+    const line = k.loadJoined(head, tail, tail.indexOf(0x0a));
+    assert.equal(line.toString(), '{"a":"one half and the other"}');
+    assert.equal(line, k.buf, 'read in place by the kernel');
+    assert.equal(k.newline(0, line.length), -1);
+    const big = Buffer.alloc(KERNEL_MAX_BYTES, 0x61);
+    const joined = k.loadJoined(big, tail, 3);
+    assert.equal(joined.length, KERNEL_MAX_BYTES + 3);
+    assert.equal(joined.toString('latin1', KERNEL_MAX_BYTES - 1), 'a an');
+    assert.notEqual(joined, k.buf);
   });
 
   test('string ends: the same as the JS loop, at every start, around 16- and 32-byte steps', () => {

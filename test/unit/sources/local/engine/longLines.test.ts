@@ -61,6 +61,24 @@ describe('lines longer than a read', () => {
     assert.equal(whole[2]!.usage.size, 2);
   });
 
+  test('lines after a long line in the read that ends it keep their file offsets', () => {
+    // Two prompts, each after long lines: the second pass starts where the last one ended.
+    const [first, second] = [transcript(6), transcript(7)];
+    const bytes = Buffer.concat([first, second]);
+    const replayFrom = (piece: number) => {
+      const s = scanner(6);
+      s.deferStatus();
+      for (let at = 0; at < bytes.length; at += piece) s.feed(bytes.subarray(at, at + piece));
+      s.finish();
+      return s.statusReplay()?.from;
+    };
+    const once = replayFrom(bytes.length);
+    assert.equal(once, first.length + second.indexOf(0x0a) + 1, 'just past the last prompt');
+    for (const piece of [4093, 65_536, 250_001, 700_000]) {
+      assert.equal(replayFrom(piece), once, `pieces of ${piece} bytes`);
+    }
+  });
+
   test('an unfinished long last line keeps its bytes while another scanner reads', () => {
     const bytes = transcript(4);
     const cut = bytes.length - 1000;
