@@ -270,24 +270,37 @@ export class Aggregation {
 
   /** Whether a row outside the ledger's part has a key with `key`'s hash. */
   private seenOutside(key: string, ledger: UsageLedger): boolean {
-    if (!this.outside) {
-      const lists: Uint32Array[] = [];
-      let n = 0;
-      for (const [path, m] of this.memo) {
-        if (!ledger.paths.has(path) && m.hashes.length > 0) {
-          lists.push(m.hashes);
-          n += m.hashes.length;
-        }
-      }
-      const all = new Uint32Array(n);
-      let at = 0;
-      for (const list of lists) {
-        all.set(list, at);
-        at += list.length;
-      }
-      this.outside = all.sort();
-    }
+    this.outside ??= this.hashesOutside(ledger);
     return sortedHas(this.outside, hashKey(key));
+  }
+
+  /** The sorted key hashes of every row outside the ledger's part (see `outside`). */
+  private hashesOutside(ledger: UsageLedger): Uint32Array {
+    const lists: Uint32Array[] = [];
+    let n = 0;
+    for (const [path, m] of this.memo) {
+      if (!ledger.paths.has(path) && m.hashes.length > 0) {
+        lists.push(m.hashes);
+        n += m.hashes.length;
+      }
+    }
+    const all = new Uint32Array(n);
+    let at = 0;
+    for (const list of lists) {
+      all.set(list, at);
+      at += list.length;
+    }
+    return all.sort();
+  }
+
+  /**
+   * Works out `outside` for a new ledger once this run is over and the thread is free (an
+   * append usually follows a while later): its first append does not wait for it.
+   */
+  private prepareOutside(ledger: UsageLedger): void {
+    setTimeout(() => {
+      if (this.ledger === ledger && !this.outside) this.outside = this.hashesOutside(ledger);
+    }, 0).unref();
   }
 
   /**
@@ -401,6 +414,7 @@ export class Aggregation {
     const ledger = part.length > 0 && part.length < n ? new UsageLedger() : undefined;
     const groups = assignUsage(part, ledger);
     this.ledger = ledger;
+    if (ledger) this.prepareOutside(ledger);
     // Before finish: setStatus there copies the summary.
     addTokens(part, input.pricing);
     const fresh = new Map<number, number>();
