@@ -84,6 +84,8 @@ export class CodexScanner extends LineScanner {
   private readonly pendingCalls = new Map<string, { name: string; escalation: boolean }>();
   private last: LastEntryFacts = { kind: 'none', pendingTools: [] };
   private substantive = false;
+  /** A count of usage only (skipStatus): the status facts are not kept. */
+  private usageOnly = false;
   private readonly inner = new Fields();
   private readonly info = new Fields();
   private readonly total = new Fields();
@@ -105,6 +107,20 @@ export class CodexScanner extends LineScanner {
     super(path);
     this.sessionId = sessionId;
     this.nested = { key: 'payload', out: this.inner, counts: this.totalCounts };
+  }
+
+  /** Before a read from the start, for a count of usage only (see LineScanner.skipStatus). */
+  override skipStatus(): void {
+    if (this.bytes === 0) this.usageOnly = true;
+  }
+
+  /**
+   * With a count of usage only, whether items and events other than token counts can
+   * change nothing but status facts any more: the title (set with the session's substance)
+   * and the working directory are known, and each is taken once.
+   */
+  private onlyStatusLeft(): boolean {
+    return this.usageOnly && !!this.title && this.cwd !== undefined;
   }
 
   protected onEntry(f: Fields, line: number): void {
@@ -206,6 +222,7 @@ export class CodexScanner extends LineScanner {
   }
 
   private responseItem(p: Fields, line: number): void {
+    if (this.onlyStatusLeft()) return;
     const type = p.strMemo('type', this.itemTypes);
     const role = type === 'message' ? p.str('role') : undefined;
     const text =
@@ -268,6 +285,7 @@ export class CodexScanner extends LineScanner {
 
   private event(p: Fields, line: number, ms: number): void {
     const type = p.strMemo('type', this.itemTypes);
+    if (type !== TOKEN_COUNT_EVENT && this.onlyStatusLeft()) return;
     let signal = eventSignal(type);
     // A user_message's text decides whether it is a prompt (see the format module).
     const message = signal === 'user-prompt' ? p.str('message') : undefined;
