@@ -187,6 +187,9 @@ describe('persisted local index', () => {
       await rm(w.store, { recursive: true, force: true });
       assert.deepEqual(shown(grown, b), shown(await scan.refresh(), scan));
       assert.deepEqual(w.logs, []);
+      // Their saves (the scan's, under the lock; b's timer) must end before the folder is removed.
+      await scan.dispose();
+      await b.dispose();
     });
   });
 
