@@ -201,6 +201,7 @@ describe('persisted local index', () => {
       assert.equal(b.cache.stats.fullScans, w.corpus.files.length);
       assert.equal(w.logs.length, 1);
       assert.match(w.logs[0]!, /written by scanner \d+\/1\.0\.0, this is \d+\/1\.0\.1/);
+      await b.dispose(); // its save under the lock ends before the folder is removed
     });
   });
 
@@ -365,6 +366,7 @@ describe('persisted local index', () => {
       assert.equal(full, w.corpus.files.length, 'each file read once, by one window');
       assert.equal(a.persisted!.stats.lockWaits + b.persisted!.stats.lockWaits, 1);
       assert.deepEqual(shown(sb, b), shown(sa, a));
+      await Promise.all([a.dispose(), b.dispose()]); // the saves end before the folder is removed
     });
   });
 
