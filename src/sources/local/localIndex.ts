@@ -88,8 +88,6 @@ export class LocalIndex {
   private seededRows: string[] = [];
   /** Paths savedSnapshot seeded: the first refresh's own seed (see seededRows). */
   private preseeded: string[] = [];
-  /** The files of savedSnapshot's sessions, in its order (see inSavedOrder). */
-  private savedFiles: readonly DiscoveredFile[] | undefined;
   /** Files a watcher saw written since the last refresh (see noteChanges). */
   private readonly changed = new Set<string>();
   /** A watcher saw a file created or deleted: the next refresh must list the folders. */
@@ -183,7 +181,6 @@ export class LocalIndex {
         const meta = f.metaPath && this.cache.knownMeta(f.metaPath, f.size, f.mtimeMs)?.meta;
         if (meta) metas.set(f.path, meta);
       }
-      this.savedFiles = files;
       const now = this.now();
       const sessions = this.aggregation.run({
         connectionId: this.options.connectionId ?? 'local',
@@ -248,7 +245,6 @@ export class LocalIndex {
       throw error;
     }
     this.discoveryProblems = discovery.problems;
-    discovery = this.inSavedOrder(discovery);
     const locked = persisted ? await this.useIndex(persisted, discovery.files, first) : false;
     // Subagent metadata is read while the transcripts are scanned (readMetas never throws).
     const metaReads = this.cache.readMetas(discovery.files);
@@ -453,26 +449,6 @@ export class LocalIndex {
     }
     // Folder-level problems (missing or unreadable roots) stay as the last listing found them.
     return { roots: last.roots, files, problems: this.discoveryProblems };
-  }
-
-  /**
-   * The first listing after savedSnapshot, in that snapshot's order when it lists the same
-   * files, so that the aggregation takes the rows it made again (Aggregation.run reuses the
-   * last run's rows only for the same files in the same order) instead of building all.
-   */
-  private inSavedOrder(discovery: DiscoveryResult): DiscoveryResult {
-    const saved = this.savedFiles;
-    this.savedFiles = undefined;
-    if (!saved || saved.length !== discovery.files.length) return discovery;
-    const at = new Map<string, number>();
-    saved.forEach((f, i) => at.set(f.path, i));
-    const files = new Array<DiscoveredFile>(saved.length);
-    for (const f of discovery.files) {
-      const i = at.get(f.path);
-      if (i === undefined || files[i] !== undefined) return discovery;
-      files[i] = f;
-    }
-    return { ...discovery, files };
   }
 
   /** Nothing was written: only the clock moved, so only statuses can change. */

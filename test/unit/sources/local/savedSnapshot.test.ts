@@ -164,22 +164,6 @@ describe('first listing from the saved index', () => {
     },
   );
 
-  test('nothing changed since the save: the check takes the saved rows again instead of building them', async () => {
-    await inWorld(async (w) => {
-      const before = open(w);
-      await before.refresh();
-      await before.dispose();
-      const index = open(w);
-      const saved = await index.savedSnapshot();
-      assert.ok(saved);
-      const verified = await index.refresh();
-      assert.equal(index.aggregation.reuse.runs, 1, "the saved snapshot's rows reused");
-      assert.deepEqual(rows(verified), rows(saved));
-      assert.deepEqual(rows(verified), await scanned(w));
-      await index.dispose();
-    });
-  });
-
   test('callers other than the listings get the checked sessions from the start', async () => {
     await inWorld(async (w) => {
       const source = new LocalSource({
