@@ -45,8 +45,6 @@ export class LocalSource implements SessionSource, LocalFiles {
   /** The refresh that checks the saved sessions finished and no listing has taken it yet. */
   private opened = false;
   private verifiedUnseen = false;
-  /** noteChanges calls so far: a change noted during that check is not in its snapshot. */
-  private notes = 0;
   private readonly updateListeners = new Set<() => void>();
   private disposed = false;
 
@@ -98,7 +96,6 @@ export class LocalSource implements SessionSource, LocalFiles {
   /** What a watcher saw; the next listing reads only those files when it can (LocalIndex). */
   noteChanges(paths: readonly string[], kind: 'changed' | 'created' | 'deleted'): void {
     this.verifiedUnseen = false;
-    this.notes++;
     this.index.noteChanges(paths, kind);
   }
 
@@ -145,11 +142,9 @@ export class LocalSource implements SessionSource, LocalFiles {
 
   /** The refresh that corrects the saved sessions, then onDidUpdate (also when it fails). */
   private verifySaved(): void {
-    if (this.disposed) return;
-    const notes = this.notes;
     const done = () => {
       if (this.disposed) return;
-      this.verifiedUnseen = this.index.snapshot !== undefined && this.notes === notes;
+      this.verifiedUnseen = this.index.snapshot !== undefined;
       for (const listener of [...this.updateListeners]) listener();
     };
     this.index.refresh().then(done, done);

@@ -137,33 +137,6 @@ describe('first listing from the saved index', () => {
     },
   );
 
-  test(
-    'a change a watcher notes during the check is not lost: the next listing refreshes',
-    { timeout: 60_000 },
-    async () => {
-      await inWorld(async (w) => {
-        const source = new LocalSource({
-          config: { id: 'local', kind: 'local', label: 'Local' } as never,
-          claudeConfigDirs: [w.corpus.claudeDir],
-          codexHome: w.corpus.codexDir,
-          persist: { dir: w.store, version: '1.0.0' },
-        });
-        const updated = new Promise<void>((resolve) => source.onDidUpdate(resolve));
-        await source.listSessions({ limit: 1000 });
-        source.noteChanges([w.grown], 'changed');
-        await updated;
-        // Written after the check (the watcher's note came first).
-        await appendFile(
-          w.grown,
-          jsonl(assistant({ id: 'latest', usage: usage(3, 11), seconds: 9.1e6 })),
-        );
-        const page = await source.listSessions({ limit: 1000 });
-        assert.deepEqual(page.sessions, await scanned(w));
-        await source.dispose();
-      });
-    },
-  );
-
   test('callers other than the listings get the checked sessions from the start', async () => {
     await inWorld(async (w) => {
       const source = new LocalSource({
