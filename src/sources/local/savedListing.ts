@@ -44,53 +44,51 @@ export function listingFromIndex(
 }
 
 function fileAt(root: LocalRoot, entry: RestingFile): DiscoveredFile | undefined {
-  const { path } = entry;
-  if (!path.startsWith(root.path) || path[root.path.length] !== sep) return undefined;
-  const parts = path.slice(root.path.length + 1).split(sep);
-  const name = parts[parts.length - 1]!;
-  if (root.harness === 'codex') {
-    const archived = parts[0] === 'archived_sessions';
-    if ((!archived && parts[0] !== 'sessions') || !CODEX_FILE.test(name)) return undefined;
-    const file: DiscoveredFile = saved(entry, root, 'codex', 'session');
-    const id = UUID_TAIL.exec(name)?.[1];
-    if (id) file.sessionId = id;
-    if (archived) file.archived = true;
-    return file;
-  }
-  if (parts[0] !== 'projects' || !name.endsWith('.jsonl')) return undefined;
-  const agent = AGENT_FILE.exec(name);
-  if (parts.length === 3) {
-    const file = saved(entry, root, 'claude-code', agent ? 'subagent' : 'session');
-    if (agent) file.agentId = agent[1]!;
-    else file.sessionId = name.slice(0, -'.jsonl'.length);
-    file.projectDir = parts[1]!;
-    return file;
-  }
-  if (parts.length !== 5 || parts[3] !== 'subagents' || !agent) return undefined;
-  const file = saved(entry, root, 'claude-code', 'subagent');
-  file.sessionId = parts[2]!;
-  file.agentId = agent[1]!;
-  file.projectDir = parts[1]!;
-  // The meta file's contents were saved with the transcript's head (index format 3).
-  if (entry.meta) file.metaPath = `${path.slice(0, -'.jsonl'.length)}.meta.json`;
-  return file;
-}
-
-/** The fields every listed file has, with the size and times the index saved. */
-function saved(
-  entry: RestingFile,
-  root: LocalRoot,
-  harness: DiscoveredFile['harness'],
-  role: DiscoveredFile['role'],
-): DiscoveredFile {
-  return {
+  if (!entry.path.startsWith(root.path + sep)) return undefined;
+  const parts = entry.path.slice(root.path.length + 1).split(sep);
+  const name = parts.at(-1)!;
+  const saved = {
     path: entry.path,
-    harness,
-    role,
+    root: root.path,
     size: entry.size,
     mtimeMs: entry.mtimeMs,
     ino: entry.ino,
     dev: entry.dev,
-    root: root.path,
+  };
+  if (root.harness === 'codex') {
+    const archived = parts[0] === 'archived_sessions';
+    if ((!archived && parts[0] !== 'sessions') || !CODEX_FILE.test(name)) return undefined;
+    const id = UUID_TAIL.exec(name)?.[1];
+    return {
+      ...saved,
+      harness: 'codex',
+      role: 'session',
+      ...(id ? { sessionId: id } : {}),
+      ...(archived ? { archived: true } : {}),
+    };
+  }
+  if (parts[0] !== 'projects' || !name.endsWith('.jsonl')) return undefined;
+  const projectDir = parts[1]!;
+  const agent = AGENT_FILE.exec(name);
+  if (parts.length === 3) {
+    return {
+      ...saved,
+      harness: 'claude-code',
+      projectDir,
+      ...(agent
+        ? { role: 'subagent' as const, agentId: agent[1]! }
+        : { role: 'session' as const, sessionId: name.slice(0, -'.jsonl'.length) }),
+    };
+  }
+  if (parts.length !== 5 || parts[3] !== 'subagents' || !agent) return undefined;
+  return {
+    ...saved,
+    harness: 'claude-code',
+    role: 'subagent',
+    sessionId: parts[2]!,
+    agentId: agent[1]!,
+    projectDir,
+    // The meta file's contents were saved with the transcript's head (index format 3).
+    ...(entry.meta ? { metaPath: `${entry.path.slice(0, -'.jsonl'.length)}.meta.json` } : {}),
   };
 }
