@@ -1,11 +1,9 @@
 /**
  * One window opening from a persisted index, alone in a fresh process (as a new extension
  * host starts): `node scripts/bench/localOpen.ts <store> <claudeDir> <codexHome>` prints
- * JSON: the times from before the index is created to the sessions the index saved
- * (`firstMs`, what the tree shows first) and to the sessions checked against the files
- * (`ms`, listed and stat'ed: what it shows next), as LocalSource does it; this process's
+ * JSON: the time from before the index is created to the sessions built, this process's
  * peak RSS growth meanwhile, the transcript bytes read, the index read time, whether no
- * row was aggregated again, and both snapshots' rows (to compare with a scan's). See local.ts.
+ * row was aggregated again, and the rows (to compare with a scan's). See local.ts.
  */
 import { LocalIndex } from '../../src/sources/local/localIndex.ts';
 
@@ -21,8 +19,6 @@ const index = new LocalIndex({
   codexHome: codexHome!,
   persist: { dir: store!, version: 'bench' },
 });
-const first = await index.savedSnapshot();
-const firstMs = performance.now() - started;
 const snapshot = await index.refresh();
 const ms = performance.now() - started;
 peak = Math.max(peak, process.memoryUsage.rss());
@@ -30,7 +26,6 @@ clearInterval(timer);
 const s = index.cache.stats;
 process.stdout.write(
   JSON.stringify({
-    firstMs: first ? firstMs : undefined,
     ms,
     peakMb: (peak - start) / 1_048_576,
     read: s.bytesRead + s.statusBytes + s.checkBytes,
@@ -38,7 +33,6 @@ process.stdout.write(
     loadMs: index.persisted!.stats.loadMs,
     recomputed: index.aggregation.lastRecomputed,
     rows: JSON.stringify(snapshot.sessions.map((x) => x.summary)),
-    firstRows: first && JSON.stringify(first.sessions.map((x) => x.summary)),
   }),
 );
 index.persisted!.close();
