@@ -19,7 +19,7 @@ import type {
   SourceProblem,
 } from '../sessionSource.ts';
 import type { LocalSession } from './aggregate.ts';
-import { abortable, LocalIndex, type LocalIndexOptions, type LocalSnapshot } from './localIndex.ts';
+import { LocalIndex, type LocalIndexOptions, type LocalSnapshot } from './localIndex.ts';
 import { buildUsageReport, type UsageReport, type UsageReportOptions } from './usageReport.ts';
 
 export interface LocalSourceOptions extends LocalIndexOptions {
@@ -40,13 +40,6 @@ export class LocalSource implements SessionSource, LocalFiles {
   readonly index: LocalIndex;
   /** The sessions the current listing pages over. */
   private listing: LocalSession[] | undefined;
-  /** The first listings' snapshot: the saved index's sessions when there is one (opening). */
-  private opening: Promise<LocalSnapshot | undefined> | undefined;
-  /** The refresh that checks the saved sessions finished and no listing has taken it yet. */
-  private opened = false;
-  private verifiedUnseen = false;
-  private readonly updateListeners = new Set<() => void>();
-  private disposed = false;
 
   constructor(options: LocalSourceOptions) {
     this.config = options.config;
@@ -95,59 +88,7 @@ export class LocalSource implements SessionSource, LocalFiles {
 
   /** What a watcher saw; the next listing reads only those files when it can (LocalIndex). */
   noteChanges(paths: readonly string[], kind: 'changed' | 'created' | 'deleted'): void {
-    this.verifiedUnseen = false;
     this.index.noteChanges(paths, kind);
-  }
-
-  /**
-   * Fires when the sessions changed with no listing asking (the refresh that follows a
-   * window's first listing from the saved index): list again to show them. A listener
-   * added after that refresh, before any listing took it, is called at once.
-   */
-  onDidUpdate(listener: () => void): { dispose(): void } {
-    this.updateListeners.add(listener);
-    if (this.verifiedUnseen) queueMicrotask(() => this.updateListeners.has(listener) && listener());
-    return { dispose: () => this.updateListeners.delete(listener) };
-  }
-
-  /**
-   * The snapshot a listing shows. The first listings of a window (the ones asked before
-   * the first answer) get the saved index's sessions at once, and the check that lists and
-   * stats every file runs after them and fires onDidUpdate; the next listing takes that
-   * check's snapshot instead of running another.
-   */
-  private current(options: { signal?: AbortSignal; maxAgeMs?: number }): Promise<LocalSnapshot> {
-    if (this.verifiedUnseen && this.index.snapshot) {
-      this.verifiedUnseen = false;
-      return Promise.resolve(this.index.snapshot);
-    }
-    if (this.opening === undefined && this.index.persisted && !this.index.snapshot) {
-      this.opening = this.index.savedSnapshot().then(
-        (saved) => {
-          if (saved) this.verifySaved();
-          return saved;
-        },
-        () => undefined,
-      );
-    }
-    const opening = this.opening;
-    if (!opening || this.opened) return this.index.refresh(options);
-    const chosen = opening.then((saved) => {
-      // Only the listings asked before the saved sessions came take them.
-      this.opened = true;
-      return saved ?? this.index.refresh(options.maxAgeMs ? { maxAgeMs: options.maxAgeMs } : {});
-    });
-    return options.signal ? abortable(chosen, options.signal) : chosen;
-  }
-
-  /** The refresh that corrects the saved sessions, then onDidUpdate (also when it fails). */
-  private verifySaved(): void {
-    const done = () => {
-      if (this.disposed) return;
-      this.verifiedUnseen = this.index.snapshot !== undefined;
-      for (const listener of [...this.updateListeners]) listener();
-    };
-    this.index.refresh().then(done, done);
   }
 
   async capabilities(): Promise<SourceCapabilities> {
@@ -169,7 +110,7 @@ export class LocalSource implements SessionSource, LocalFiles {
       throw new RangeError(`Invalid cursor: ${request.cursor}`);
     }
     if (!request.cursor || !this.listing) {
-      const snapshot = await this.current(request.signal ? { signal: request.signal } : {});
+      const snapshot = await this.index.refresh(request.signal ? { signal: request.signal } : {});
       this.listing = snapshot.sessions.filter((s) => matchesFilters(s, request.filters));
     }
     const limit = Math.max(1, request.limit);
@@ -188,7 +129,7 @@ export class LocalSource implements SessionSource, LocalFiles {
     filters: SessionFilters | undefined,
     signal?: AbortSignal,
   ): Promise<{ sessions: SessionSummary[]; complete: boolean }> {
-    const snapshot = await this.current({
+    const snapshot = await this.index.refresh({
       maxAgeMs: REUSE_SNAPSHOT_MS,
       ...(signal ? { signal } : {}),
     });
@@ -199,7 +140,7 @@ export class LocalSource implements SessionSource, LocalFiles {
   }
 
   async listProblems(signal?: AbortSignal): Promise<SourceProblem[]> {
-    const snapshot = await this.current({
+    const snapshot = await this.index.refresh({
       maxAgeMs: REUSE_SNAPSHOT_MS,
       ...(signal ? { signal } : {}),
     });
@@ -221,8 +162,6 @@ export class LocalSource implements SessionSource, LocalFiles {
   }
 
   async dispose(): Promise<void> {
-    this.disposed = true;
-    this.updateListeners.clear();
     this.listing = undefined;
     await this.index.dispose();
     this.index.cache.clear();
