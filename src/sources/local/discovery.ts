@@ -106,9 +106,9 @@ export interface DiscoveryResult {
 }
 
 const CODEX_MAX_DEPTH = 6;
-export const CODEX_FILE = /^rollout-.*\.jsonl$/;
-export const UUID_TAIL = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
-export const AGENT_FILE = /^agent-(.+)\.jsonl$/;
+const CODEX_FILE = /^rollout-.*\.jsonl$/;
+const UUID_TAIL = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
+const AGENT_FILE = /^agent-(.+)\.jsonl$/;
 
 /** The folders to read, in order; explicit options win over the environment. */
 export function resolveRoots(options: LocalRootsOptions = {}): LocalRoot[] {

@@ -22,7 +22,6 @@ import { DEFAULT_STATUS_THRESHOLDS, type StatusThresholds } from './localStatus.
 import { IndexProblem, PersistedIndex, type PersistOptions } from './persistedIndex.ts';
 import { Pricing, type PriceTable } from './pricing.ts';
 import type { ScanHelpers } from './engine/parallelScan.ts';
-import { listingFromIndex } from './savedListing.ts';
 import { ScanCache, type SubagentMeta } from './scanCache.ts';
 import type { FileSummary, LocalProblem } from './types.ts';
 
@@ -64,11 +63,6 @@ export interface LocalSnapshot {
   problems: LocalProblem[];
   /** Total size of the transcript files. */
   bytes: number;
-  /**
-   * The sessions as a saved index holds them, neither listed nor stat'ed (savedSnapshot):
-   * a refresh follows to correct what changed since.
-   */
-  provisional?: true;
 }
 
 export class LocalIndex {
@@ -86,8 +80,6 @@ export class LocalIndex {
   readonly aggregation = new Aggregation();
   /** Paths seeded from an index in this refresh (a newer index read after a wait replaces them). */
   private seededRows: string[] = [];
-  /** Paths savedSnapshot seeded: the first refresh's own seed (see seededRows). */
-  private preseeded: string[] = [];
   /** Files a watcher saw written since the last refresh (see noteChanges). */
   private readonly changed = new Set<string>();
   /** A watcher saw a file created or deleted: the next refresh must list the folders. */
@@ -157,53 +149,6 @@ export class LocalIndex {
   }
 
   /**
-   * On a window's first refresh with a saved index, the sessions that index last saved,
-   * without listing a folder or stat'ing a file: files changed, added or removed since are
-   * not seen until the next refresh (which reads only those, as the cache is seeded here).
-   * Never cached as `snapshot`. Undefined when a refresh ran or no saved index can be used.
-   */
-  savedSnapshot(): Promise<LocalSnapshot | undefined> {
-    return this.exclusive(async () => {
-      const persisted = this.persisted;
-      if (!persisted || this.ranOnce || this.disposed || this.aggregation.size > 0) return;
-      const loaded = await persisted.loadIfChanged();
-      if (!loaded) return;
-      const listing = listingFromIndex(this.roots(), loaded);
-      this.preseeded = this.cache.seed(listing.files, loaded);
-      for (const [path, entry] of loaded) {
-        if (entry.row)
-          this.aggregation.seed(path, { ...entry.row, summary: this.cache.summaryOf(path) });
-      }
-      const files = listing.files.filter((f) => this.cache.knows(f.path));
-      const summaries = files.map((f) => this.cache.summaryOf(f.path)!);
-      const metas = new Map<string, SubagentMeta>();
-      for (const f of files) {
-        const meta = f.metaPath && this.cache.knownMeta(f.metaPath, f.size, f.mtimeMs)?.meta;
-        if (meta) metas.set(f.path, meta);
-      }
-      const now = this.now();
-      const sessions = this.aggregation.run({
-        connectionId: this.options.connectionId ?? 'local',
-        files,
-        summaries,
-        metas,
-        now,
-        pricing: this.pricing,
-        thresholds: this.thresholds,
-      });
-      return {
-        scannedAt: now,
-        roots: listing.roots,
-        files,
-        sessions,
-        problems: summaries.flatMap((s) => s.problems),
-        bytes: files.reduce((n, f) => n + f.size, 0),
-        provisional: true,
-      };
-    });
-  }
-
-  /**
    * Rescans (reading only what changed). Concurrent calls share one run; a snapshot
    * younger than `maxAgeMs` is returned as is. `signal` abandons this caller's wait, not
    * the shared run (another caller may still want it; a run is cheap to finish).
@@ -231,9 +176,7 @@ export class LocalIndex {
     const persisted = this.persisted;
     const first = !this.ranOnce;
     this.ranOnce = true;
-    // What savedSnapshot seeded counts as this refresh's seed (a newer index replaces it).
-    this.seededRows = first ? this.preseeded : [];
-    this.preseeded = [];
+    this.seededRows = [];
     // A first scan's workers start while the folders are listed, unless a saved index is
     // likely to leave them nothing to do.
     if (!persisted || !first || !(await persisted.exists())) this.cache.startWorkers();
@@ -459,7 +402,7 @@ export class LocalIndex {
 }
 
 /** `promise`, or a rejection with the signal's reason as soon as it aborts. */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
