@@ -1,5 +1,6 @@
 /** Search over normalized entries, shared by file and in-memory transcripts. */
 import type { SearchOptions, SearchResult, TranscriptEntry } from './model.ts';
+import { lowerBound } from '../../util/sortedSearch.ts';
 
 /** The texts a user sees for an entry (what a search should find). */
 export function entryTexts(entry: TranscriptEntry): string[] {
@@ -67,18 +68,6 @@ function upperBound(sorted: readonly number[], value: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (sorted[mid]! <= value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** First position with sorted[p] >= value. */
-function lowerBound(sorted: readonly number[], value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < value) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -30,6 +30,7 @@ import type { SubagentMeta } from './scanCache.ts';
 import { baseName, cleanTitle } from './text.ts';
 import { orderMs, sortKey, UsageLedger } from './usageLedger.ts';
 import type { FileSummary, Harness, UsageRecord } from './types.ts';
+import { sortedHas } from '../../util/sortedSearch.ts';
 
 export interface LocalSession {
   summary: SessionSummary;
@@ -585,17 +586,6 @@ function rebuildRow(
       `Subagent ${file.agentId ?? ''}`.trim();
     if (old.parentId !== undefined) s.summary.parentId = old.parentId;
   }
-}
-
-function sortedHas(sorted: Uint32Array, value: number): boolean {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < sorted.length && sorted[lo] === value;
 }
 
 function totalsOf(sum: SessionSummary): RowTotals | undefined {

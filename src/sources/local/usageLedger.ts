@@ -11,6 +11,7 @@
  */
 import { copyUsage, mergeUsage } from './usageRecord.ts';
 import type { FileSummary, UsageRecord } from './types.ts';
+import { lowerBound } from '../../util/sortedSearch.ts';
 
 /** Sort keys: pass (usage, then copies), the carrier's rank in file order, the key's place in its map. */
 const COPIES_PASS = 2 ** 51;
@@ -158,13 +159,7 @@ export class UsageLedger {
   private insert(row: LedgerRow, record: UsageRecord, sort: number): void {
     let keys = this.order.get(row.path);
     if (!keys) this.order.set(row.path, (keys = []));
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (keys[mid]! < sort) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = lowerBound(keys, sort);
     keys.splice(lo, 0, sort);
     row.records.splice(lo, 0, record);
   }
