@@ -490,13 +490,7 @@ class Row implements LocalSession {
   #workOut: (() => void) | undefined;
 
   constructor(file: DiscoveredFile, summary: FileSummary, connectionId: string) {
-    this.summary = {
-      id: file.path,
-      connectionId,
-      label: '',
-      status: { status: 'unknown', raw: '' },
-      harness: file.harness,
-    };
+    this.summary = newSummary(file, connectionId);
     this.harness = file.harness;
     this.role = file.role;
     this.path = file.path;
@@ -571,21 +565,35 @@ function rebuildRow(
   for (const child of s.children) {
     s.lastWriteMs = Math.max(s.lastWriteMs, input.files[at.get(child)!]!.mtimeMs);
   }
-  s.summary = {
+  s.summary = newSummary(file, input.connectionId);
+  if (file.role === 'subagent') {
+    s.summary.label = subagentLabel(file, s.file, input.metas);
+    if (old.parentId !== undefined) s.summary.parentId = old.parentId;
+  }
+}
+
+/** A row's summary before finish() fills it in. */
+function newSummary(file: DiscoveredFile, connectionId: string): SessionSummary {
+  return {
     id: file.path,
-    connectionId: input.connectionId,
+    connectionId,
     label: '',
     status: { status: 'unknown', raw: '' },
     harness: file.harness,
   };
-  if (file.role === 'subagent') {
-    const meta = input.metas.get(file.path);
-    s.summary.label =
-      cleanTitle(meta?.description ?? '') ??
-      s.file.title ??
-      `Subagent ${file.agentId ?? ''}`.trim();
-    if (old.parentId !== undefined) s.summary.parentId = old.parentId;
-  }
+}
+
+/** A subagent's label: its meta file's description, else its first prompt, else its id. */
+function subagentLabel(
+  file: DiscoveredFile,
+  summary: FileSummary,
+  metas: ReadonlyMap<string, SubagentMeta>,
+): string {
+  return (
+    cleanTitle(metas.get(file.path)?.description ?? '') ??
+    summary.title ??
+    `Subagent ${file.agentId ?? ''}`.trim()
+  );
 }
 
 function totalsOf(sum: SessionSummary): RowTotals | undefined {
@@ -625,11 +633,11 @@ function hashKey(key: string): number {
   return h >>> 0;
 }
 
+/** Sorts `sessions` in place: newest activity first, then by path. */
 export function sortSessions(sessions: LocalSession[]): LocalSession[] {
   // Each time parsed once, not at every comparison.
-  const keyed = sessions.map((s) => ({ s, at: activityMs(s) }));
-  keyed.sort((a, b) => b.at - a.at || (a.s.path < b.s.path ? -1 : a.s.path > b.s.path ? 1 : 0));
-  for (let i = 0; i < keyed.length; i++) sessions[i] = keyed[i]!.s;
+  const sorted = sortedRows(sessions, Float64Array.from(sessions, activityMs));
+  for (let i = 0; i < sorted.length; i++) sessions[i] = sorted[i]!;
   return sessions;
 }
 
@@ -678,11 +686,7 @@ function buildSessions(input: AggregateInput): LocalSession[] {
         ? byPath.get(join(dirname(file.path), `${sessionId}.jsonl`))
         : undefined;
     const parent = byFolder ?? (file.agentId ? byAgentId.get(file.agentId) : undefined);
-    const meta = input.metas.get(file.path);
-    child.summary.label =
-      cleanTitle(meta?.description ?? '') ??
-      child.file.title ??
-      `Subagent ${file.agentId ?? ''}`.trim();
+    child.summary.label = subagentLabel(file, child.file, input.metas);
     if (!parent) return; // an orphan: shown on its own
     child.summary.parentId = parent.path;
     child.project ??= parent.project;
@@ -816,9 +820,7 @@ function fillLedger(
     const owner = found.owners[i]!.path;
     ledger.recs.push(found.recs[i]!);
     ledger.owners.push(owner);
-    let keys = ledger.order.get(owner);
-    if (!keys) ledger.order.set(owner, (keys = []));
-    keys.push(found.sorts[i]!);
+    ledger.orderOf(owner).push(found.sorts[i]!);
   }
   // Entries never merged have no sources (holes read as undefined).
   ledger.sources.length = found.recs.length;

@@ -65,10 +65,14 @@ export class UsageLedger {
     });
   }
 
+  /** The entries `path` carries for another row (a new list when none yet). */
   foreignOf(path: string): number[] {
-    let list = this.foreign.get(path);
-    if (!list) this.foreign.set(path, (list = []));
-    return list;
+    return listIn(this.foreign, path);
+  }
+
+  /** The sort keys of the records `path` owns (a new list when none yet). */
+  orderOf(path: string): number[] {
+    return listIn(this.order, path);
   }
 
   /**
@@ -136,9 +140,7 @@ export class UsageLedger {
       this.insert(rows.get(f.owner)!, f.record, f.sort);
       if (f.owner !== f.carrier) this.foreignOf(f.carrier).push(e);
       dirty.add(f.owner);
-      const keys = added.get(f.carrier);
-      if (keys) keys.push(f.key);
-      else added.set(f.carrier, [f.key]);
+      listIn(added, f.carrier).push(f.key);
     }
     for (const file of changed) {
       const c = this.carriers.get(file.path)!;
@@ -157,12 +159,18 @@ export class UsageLedger {
 
   /** Puts `record` among the row's records where a full pass would have it. */
   private insert(row: LedgerRow, record: UsageRecord, sort: number): void {
-    let keys = this.order.get(row.path);
-    if (!keys) this.order.set(row.path, (keys = []));
+    const keys = this.orderOf(row.path);
     const lo = lowerBound(keys, sort);
     keys.splice(lo, 0, sort);
     row.records.splice(lo, 0, record);
   }
+}
+
+/** The list `map` holds for `key`, put there empty when there is none. */
+function listIn<K, V>(map: Map<K, V[]>, key: K): V[] {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  return list;
 }
 
 /** The files' order key: first timestamp, files without one last. */
