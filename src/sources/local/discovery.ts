@@ -14,6 +14,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Harness, LocalProblem } from './types.ts';
+import { BlockingSlices } from '../../util/blockingSlices.ts';
 
 export interface LocalRootsOptions {
   /** Claude Code folders; default `CLAUDE_CONFIG_DIR`, else `~/.config/claude` and `~/.claude`. */
@@ -191,69 +192,47 @@ const blockingIo: FolderIo = {
   statAll: async (paths) => statEach(paths),
 };
 
-/** A slice of blocking calls ends after this long; the thread then takes its other work. */
-const SLICE_MS = 4;
-/**
- * Blocking calls that take this long per call are slow (not the page cache). Two slow
- * groups in a row (one may just have lost the CPU) switch the listing to promise calls.
- */
+/** Blocking calls that take this long per call are slow (not the page cache). */
 const SLOW_CALL_MS = 0.25;
-const SLOW_STREAK = 2;
 /** Stats per blocking call group (each group timed on its own; small, for a slow disk). */
 const STAT_GROUP = 16;
 
 /**
- * Blocking calls in slices of about SLICE_MS with a turn of the event loop between them:
- * a listing of 10,000 files costs one thread-pool round trip per slice instead of one
- * per file and folder. Once call groups are slow (SLOW_CALL_MS per call), the rest of
- * the listing uses promise calls, so a slow disk never holds the thread for long.
+ * Blocking calls in slices (BlockingSlices): a listing of 10,000 files costs one
+ * thread-pool round trip per slice instead of one per file and folder; promise calls
+ * for the rest of the listing once call groups are slow (SLOW_CALL_MS per call).
  */
 function slicedIo(): FolderIo {
-  let sliceStart = performance.now();
-  let slowGroups = 0;
-  let slow = false;
-  const pause = async () => {
-    if (performance.now() - sliceStart < SLICE_MS) return;
-    await new Promise((resolve) => setImmediate(resolve));
-    sliceStart = performance.now();
-  };
-  /** `fn`'s result; marks the listing slow when it took longer than `calls` quick calls. */
-  const timed = <T>(fn: () => T, calls: (result: T) => number): T => {
-    const started = performance.now();
-    const result = fn();
-    slowGroups = performance.now() - started > SLOW_CALL_MS * calls(result) ? slowGroups + 1 : 0;
-    if (slowGroups >= SLOW_STREAK) slow = true;
-    return result;
-  };
+  const slices = new BlockingSlices();
   return {
     realpath: async (path) => {
-      await pause();
-      return slow
+      await slices.pause();
+      return slices.slow
         ? promiseIo.realpath(path)
-        : timed(
+        : slices.run(
             () => realpathSync.native(path),
-            () => 1,
+            () => SLOW_CALL_MS,
           );
     },
     readdir: async (dir) => {
-      await pause();
-      if (slow) return promiseIo.readdir(dir);
+      await slices.pause();
+      if (slices.slow) return promiseIo.readdir(dir);
       // One call for a whole folder: a large one may take longer.
-      return timed(
+      return slices.run(
         () => readdirSync(dir, { withFileTypes: true }),
-        (entries) => 1 + entries.length / STAT_GROUP,
+        (entries) => SLOW_CALL_MS * (1 + entries.length / STAT_GROUP),
       );
     },
     statAll: async (paths) => {
       const out: (Stats | NodeJS.ErrnoException)[] = [];
       for (let i = 0; i < paths.length; i += STAT_GROUP) {
-        await pause();
+        await slices.pause();
         const group = paths.slice(i, i + STAT_GROUP);
-        const stats = slow
+        const stats = slices.slow
           ? await promiseIo.statAll(group)
-          : timed(
+          : slices.run(
               () => statEach(group),
-              () => group.length,
+              () => SLOW_CALL_MS * group.length,
             );
         for (const s of stats) out.push(s);
       }

@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
+import { BlockingSlices } from '../../util/blockingSlices.ts';
 import { mapLimited } from '../../util/mapLimited.ts';
 import { openBlocking, type ReadHandle } from './engine/blockingFile.ts';
 import { ClaudeCodeScanner } from './claudeCodeScan.ts';
@@ -93,11 +94,8 @@ export interface MetaRead {
   problem?: LocalProblem;
 }
 
-/** Blocking meta reads: a slice ends after this long (the thread then takes other work). */
-const SLICE_MS = 4;
-/** A meta read slower than this is not from the page cache; two in a row: promise reads. */
+/** A meta read slower than this is not from the page cache (see BlockingSlices). */
 const SLOW_META_MS = 1;
-const SLOW_STREAK = 2;
 
 /** A subagent's optional `agent-<agentId>.meta.json`. */
 export interface SubagentMeta {
@@ -712,8 +710,7 @@ export class ScanCache {
    */
   async readMetas(files: readonly DiscoveredFile[]): Promise<(MetaRead | undefined)[]> {
     const out = new Array<MetaRead | undefined>(files.length);
-    let sliceStart = performance.now();
-    let slowReads = 0;
+    const slices = new BlockingSlices();
     for (let i = 0; i < files.length; i++) {
       const { metaPath, size, mtimeMs } = files[i]!;
       if (!metaPath) continue;
@@ -722,17 +719,17 @@ export class ScanCache {
         out[i] = known;
         continue;
       }
-      if (slowReads >= SLOW_STREAK) {
+      if (slices.slow) {
         out[i] = await this.readMeta(metaPath, size, mtimeMs);
         continue;
       }
-      if (performance.now() - sliceStart >= SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
-      const started = performance.now();
-      out[i] = await this.keepMeta(metaPath, size, mtimeMs, () => readFileSync(metaPath, 'utf8'));
-      slowReads = performance.now() - started > SLOW_META_MS ? slowReads + 1 : 0;
+      await slices.pause();
+      out[i] = await this.keepMeta(metaPath, size, mtimeMs, () =>
+        slices.run(
+          () => readFileSync(metaPath, 'utf8'),
+          () => SLOW_META_MS,
+        ),
+      );
     }
     return out;
   }
