@@ -26,22 +26,39 @@ const PRETTY_MAX_BYTES = 64 << 20;
 /**
  * Buffers for lines cut by the end of a read, reused by every scanner of the thread: a
  * fresh Buffer for each cut line, and for each read of a line longer than a read, cost
- * ten times the copy itself (large allocations are fresh pages each time).
+ * ten times the copy itself (large allocations are fresh pages each time). Sizes are
+ * powers of two and the largest spares are kept, so that a long line finds one.
  */
 const spareStores: Buffer[] = [];
-const SPARE_STORES = 2;
+/** One per scanner a thread runs at once (see ScanCache's CONCURRENCY). */
+const SPARE_STORES = 3;
 const SPARE_STORE_MAX = 4 << 20;
 const STORE_MIN = 64 << 10;
 
 function takeStore(bytes: number): Buffer {
+  let best = -1;
   for (let i = 0; i < spareStores.length; i++) {
-    if (spareStores[i]!.length >= bytes) return spareStores.splice(i, 1)[0]!;
+    const length = spareStores[i]!.length;
+    if (length >= bytes && (best < 0 || length < spareStores[best]!.length)) best = i;
   }
-  return Buffer.allocUnsafe(Math.max(bytes, STORE_MIN));
+  if (best >= 0) return spareStores.splice(best, 1)[0]!;
+  let size = STORE_MIN;
+  while (size < bytes) size *= 2;
+  return Buffer.allocUnsafe(size);
 }
 
 function giveStore(store: Buffer): void {
-  if (store.length <= SPARE_STORE_MAX && spareStores.length < SPARE_STORES) spareStores.push(store);
+  if (store.length > SPARE_STORE_MAX) return;
+  if (spareStores.length < SPARE_STORES) {
+    spareStores.push(store);
+    return;
+  }
+  // Full: the new one replaces the smallest spare if it is larger.
+  let smallest = 0;
+  for (let i = 1; i < spareStores.length; i++) {
+    if (spareStores[i]!.length < spareStores[smallest]!.length) smallest = i;
+  }
+  if (spareStores[smallest]!.length < store.length) spareStores[smallest] = store;
 }
 
 /** Problems listed per file; the rest are counted in one last problem. */
