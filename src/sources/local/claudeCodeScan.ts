@@ -124,6 +124,8 @@ export class ClaudeCodeScanner extends LineScanner {
   private reset = { end: 0, lines: 0, skipped: false };
   /** False after skipStatus: the deferred status work is never done. */
   private statusWanted = true;
+  /** After skipStatus on a read from the start: lines are read for usageEntry only. */
+  private usageOnly = false;
   private last: LastEntryFacts = { kind: 'none', pendingTools: [] };
   private substantive = false;
   private readonly inner = new Fields();
@@ -196,6 +198,10 @@ export class ClaudeCodeScanner extends LineScanner {
     this.buf = f.buf;
     const type = f.strMemo('type', this.types);
     const ms = this.times.read(f);
+    if (this.usageOnly) {
+      this.usageEntry(f, type, line, ms);
+      return;
+    }
     const statusOnly = this.statusMode === 'only';
     if (
       !statusOnly &&
@@ -236,23 +242,58 @@ export class ClaudeCodeScanner extends LineScanner {
         return;
       }
       default:
-        if (type === undefined || !CLAUDE_KNOWN_TYPES.has(type)) {
-          const name = type ?? '(none)';
-          this.countedProblem(
-            'unknown-type',
-            `Line ${line} has an unknown type "${name}" (kept as activity, not interpreted)`,
-            line,
-            `unknown-type:${name}`,
-          );
-        }
+        this.unknownType(type, line);
     }
+  }
+
+  /**
+   * onEntry for a count of usage only (skipStatus): what the usage report and the
+   * aggregation's de-duplication read of a line (its time, the session-wide ids and
+   * folder, usage, subagent links), not prompts, titles, branch, version or status.
+   */
+  private usageEntry(f: Fields, type: string | undefined, line: number, ms: number): void {
+    switch (type) {
+      case 'assistant':
+        this.ids(f);
+        this.assistant(f, line, ms, false);
+        return;
+      case 'user':
+        this.ids(f);
+        if (f.has('message') && this.toolResultBlocks(false)) this.linkFromToolUseResult(f);
+        return;
+      case 'progress':
+        this.ids(f);
+        this.progress(f, line, ms);
+        return;
+      case 'system':
+        this.ids(f);
+        return;
+      default:
+        this.unknownType(type, line);
+    }
+  }
+
+  private unknownType(type: string | undefined, line: number): void {
+    if (type !== undefined && CLAUDE_KNOWN_TYPES.has(type)) return;
+    const name = type ?? '(none)';
+    this.countedProblem(
+      'unknown-type',
+      `Line ${line} has an unknown type "${name}" (kept as activity, not interpreted)`,
+      line,
+      `unknown-type:${name}`,
+    );
+  }
+
+  /** The session, its folder and (in a subagent's file) the agent: from the first line with each. */
+  private ids(f: Fields): void {
+    if (!this.sessionId) this.sessionId = f.str('sessionId') || undefined;
+    if (!this.cwd) this.cwd = f.str('cwd') || undefined;
+    if (!this.agentId && this.role === 'subagent') this.agentId = f.str('agentId') || undefined;
   }
 
   /** Session-wide fields, taken from whichever line has them. */
   private context(f: Fields): void {
-    if (!this.sessionId) this.sessionId = f.str('sessionId') || undefined;
-    if (!this.cwd) this.cwd = f.str('cwd') || undefined;
-    if (!this.agentId && this.role === 'subagent') this.agentId = f.str('agentId') || undefined;
+    this.ids(f);
     // Every line repeats these: decode only when the raw bytes change.
     if (f.changed('gitBranch', this.raw, 0)) {
       const branch = f.str('gitBranch');
@@ -290,10 +331,14 @@ export class ClaudeCodeScanner extends LineScanner {
     if (this.bytes === 0) this.statusMode = 'defer';
   }
 
-  /** As deferStatus, without the second pass: a usage count skips the status work. */
+  /**
+   * As deferStatus, without the second pass: a usage count skips the status work, and
+   * reads lines for usageEntry only.
+   */
   override skipStatus(): void {
     this.deferStatus();
     this.statusWanted = false;
+    if (this.bytes === 0) this.usageOnly = true;
   }
 
   /**

@@ -3,7 +3,8 @@
  * real lines, mutated records, damaged bytes, pretty-printed entries and garbage, read
  * whole and in random chunks, with and without the deferred status pass. Properties:
  * nothing escapes (bad input becomes a problem with a line number); chunking does not
- * change the summary; the deferred status pass arrives where an eager read does; a valid
+ * change the summary; the deferred status pass arrives where an eager read does; a read
+ * for usage only gives the usage report's facts of a full read; a valid
  * line reads the same whether or not a malformed line precedes it.
  */
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import { ClaudeCodeScanner } from '../../../src/sources/local/claudeCodeScan.ts'
 import { CodexScanner } from '../../../src/sources/local/codexScan.ts';
 import type { LineScanner } from '../../../src/sources/local/engine/lineScanner.ts';
 import type { FileSummary } from '../../../src/sources/local/types.ts';
+import { usageFacts } from '../sources/local/usageFacts.ts';
 import { corpus, validLines, type FormatCorpus } from './corpus.ts';
 import {
   byteEdit,
@@ -164,6 +166,31 @@ describe('fuzz: local scanners fed bytes', () => {
         readDeferred(deferred, bytes, at);
         assert.deepEqual(deferred.summary(), eager.summary());
       });
+    });
+
+    test(`${harness}: a read for usage only gives what the usage report reads of a full one`, (t) => {
+      fuzz(
+        t,
+        `localScan/${harness}/usage-only`,
+        fc.tuple(
+          fc.oneof(
+            { weight: 5, arbitrary: fileOf(c) },
+            { weight: 1, arbitrary: fileOf(harness === 'claude' ? codex : claude) },
+          ),
+          cuts,
+          cuts,
+        ),
+        ([bytes, at, atUsage]) => {
+          const full = scanner(harness);
+          readDeferred(full, bytes, at);
+          const usageOnly = scanner(harness);
+          usageOnly.skipStatus();
+          read(usageOnly, bytes, atUsage);
+          assert.equal(usageOnly.statusReplay(), undefined);
+          // Problems may differ: a line this read does not interpret is not checked further.
+          assert.deepEqual(usageFacts(usageOnly.summary()), usageFacts(full.summary()));
+        },
+      );
     });
 
     test(`${harness}: a valid line reads the same after a malformed line`, (t) => {

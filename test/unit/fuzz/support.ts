@@ -45,6 +45,8 @@ export const BUDGET = {
   'localScan/codex/deferred-status': 3_000,
   'localScan/claude/after-malformed': 3_000,
   'localScan/codex/after-malformed': 3_000,
+  'localScan/claude/usage-only': 3_000,
+  'localScan/codex/usage-only': 3_000,
   'jsonlIndex/lines': 400,
   'transcript/claude-code': 400,
   'transcript/codex': 400,
