@@ -1,11 +1,12 @@
 /**
- * `npm run usage-report -- [--json] [--utc] [--timings] [--helpers threads|processes]
+ * `npm run usage-report -- [--json] [--utc] [--timings] [--helpers threads|processes|none]
  * [--claude-dir DIR]… [--codex-home DIR]`: token and cost totals of the local Claude Code
  * and Codex transcripts, per day and model, without VS Code — the same scan and
  * de-duplication as the extension's usage report. Folders default to CLAUDE_CONFIG_DIR
  * (else ~/.config/claude and ~/.claude) and CODEX_HOME (else ~/.codex). `--timings` adds
  * how long the scan and the output took, on stderr. `--helpers processes` scans in helper
- * processes, as the extension does (default: worker threads of this process). The
+ * processes, as the extension does, `--helpers none` on this thread alone (default: worker
+ * threads of this process, on cores the load average leaves idle). The
  * ccusage benchmark runs this as a fresh process.
  */
 import { existsSync } from 'node:fs';
@@ -23,7 +24,7 @@ import {
 } from '../src/sources/local/usageReport.ts';
 
 const USAGE =
-  'usage: node scripts/usage-report.ts [--json] [--utc] [--timings] [--helpers threads|processes] [--claude-dir DIR]... [--codex-home DIR]';
+  'usage: node scripts/usage-report.ts [--json] [--utc] [--timings] [--helpers threads|processes|none] [--claude-dir DIR]... [--codex-home DIR]';
 
 function parse() {
   try {
@@ -51,8 +52,8 @@ if (args.help) {
   process.exit(0);
 }
 const helpers = args.helpers;
-if (helpers !== 'threads' && helpers !== 'processes') {
-  process.stderr.write(`--helpers must be threads or processes, not "${helpers}"\n${USAGE}\n`);
+if (helpers !== 'threads' && helpers !== 'processes' && helpers !== 'none') {
+  process.stderr.write(`--helpers must be threads, processes or none, not "${helpers}"\n${USAGE}\n`);
   process.exit(2);
 }
 
@@ -71,7 +72,12 @@ const index = new LocalIndex({
   // This process only scans: blocking reads and folder listing on its main thread too (see
   // ScanCacheOptions and LocalRootsOptions).
   // It shows no session's status: that work is skipped (ScanCacheOptions.status).
-  cache: new ScanCache({ scanWorker: scanWorker(), helpers, blockingReads: true, status: false }),
+  cache: new ScanCache({
+    scanWorker: scanWorker(),
+    ...(helpers === 'none' ? { workers: 0 } : { helpers }),
+    blockingReads: true,
+    status: false,
+  }),
   blockingReads: true,
   ...(args['claude-dir'] ? { claudeConfigDirs: args['claude-dir'] } : {}),
   ...(args['codex-home'] ? { codexHome: args['codex-home'] } : {}),
