@@ -71,12 +71,14 @@ const dayOf = args.utc ? utcDay : localDay;
 const index = new LocalIndex({
   // This process only scans: blocking reads and folder listing on its main thread too (see
   // ScanCacheOptions and LocalRootsOptions).
-  // It shows no session's status: that work is skipped (ScanCacheOptions.status).
+  // It shows no session's status: that work is skipped (ScanCacheOptions.status); and it
+  // scans once (readOnce).
   cache: new ScanCache({
     scanWorker: scanWorker(),
     ...(helpers === 'none' ? { workers: 0 } : { helpers }),
     blockingReads: true,
     status: false,
+    readOnce: true,
   }),
   blockingReads: true,
   ...(args['claude-dir'] ? { claudeConfigDirs: args['claude-dir'] } : {}),

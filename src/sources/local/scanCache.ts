@@ -86,6 +86,11 @@ export interface ScanCacheOptions {
    * (LineScanner.skipStatus), here and in the helpers.
    */
   status?: boolean;
+  /**
+   * The files are read once and never refreshed (the usage-report CLI's own cache, not a
+   * helper's, which hands its scanners' states over): no scanner is kept for appends.
+   */
+  readOnce?: boolean;
 }
 
 /** What reading a subagent's meta file gave. */
@@ -587,6 +592,9 @@ export class ScanCache {
       scanner.finish();
       await this.replayStatus(handle, scanner, entry.size);
       entry.summary = scanner.summary();
+      // Kept for appends, the scanner would only be promoted to the old generation and
+      // traced there.
+      if (this.options.readOnce) entry.scanner = undefined;
       return entry.summary;
     } catch (error) {
       const e = error as NodeJS.ErrnoException;

@@ -275,7 +275,11 @@ class UsageBuckets {
     let dayModelBucket: Bucket | undefined;
     let harnessDayBucket: Bucket | undefined;
     let harnessDayModelBucket: Bucket | undefined;
-    for (const r of s.records) {
+    const records = s.records;
+    // An index, not for-of: scan processes run without V8's optimising tier, whose
+    // escape analysis is what removes an iterator's result object per record.
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
       // Claude Code's own messages (`<synthetic>`, e.g. "No response requested.") have no
       // model in the record and no tokens: not a response, and no "unknown" model row.
       if (

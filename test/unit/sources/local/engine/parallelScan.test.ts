@@ -143,7 +143,7 @@ describe('parallel cold scan', () => {
   });
 
   test('a count of usage only skips the status pass, here and in helper threads and processes', async () => {
-    await inCorpus({ claudeSessions: 6, codexSessions: 2 }, async ({ files }) => {
+    await inCorpus({ claudeSessions: 6, codexSessions: 2 }, async ({ corpus, files }) => {
       const full = new ScanCache();
       const expected = await full.scanAll(files);
       const serial = new ScanCache({ status: false });
@@ -171,6 +171,13 @@ describe('parallel cold scan', () => {
         assert.deepEqual(await parallel.scanAll(files), usageOnly, helpers);
         assert.ok(parallel.stats.workerScans > 0, `${helpers} read some files`);
       }
+      // Read once (the CLI's own cache): the same, and no scanner is kept for an append.
+      const once = new ScanCache({ status: false, readOnce: true });
+      assert.deepEqual(await once.scanAll(files), usageOnly);
+      const { grown } = await appendResponse(corpus, files[0]!.path);
+      const after = await once.scanAll(grown);
+      assert.equal(once.stats.appendScans, 0);
+      assert.equal(after[0]!.usage.size, usageOnly[0]!.usage.size + 1);
     });
   });
 
