@@ -6,7 +6,8 @@
  * (else ~/.config/claude and ~/.claude) and CODEX_HOME (else ~/.codex). `--timings` adds
  * how long the scan and the output took, on stderr. `--helpers processes` scans in helper
  * processes, as the extension does, `--helpers none` on this thread alone (default: worker
- * threads of this process, on cores the load average leaves idle). The
+ * threads of this process, for more than HELPER_MIN_BYTES to read and on cores the load
+ * average leaves idle). The
  * ccusage benchmark runs this as a fresh process.
  */
 import { existsSync } from 'node:fs';
@@ -53,7 +54,9 @@ if (args.help) {
 }
 const helpers = args.helpers;
 if (helpers !== 'threads' && helpers !== 'processes' && helpers !== 'none') {
-  process.stderr.write(`--helpers must be threads, processes or none, not "${helpers}"\n${USAGE}\n`);
+  process.stderr.write(
+    `--helpers must be threads, processes or none, not "${helpers}"\n${USAGE}\n`,
+  );
   process.exit(2);
 }
 
@@ -67,6 +70,13 @@ function scanWorker(): string {
   return fileURLToPath(new URL('../src/sources/local/engine/scanWorker.ts', import.meta.url));
 }
 
+/**
+ * Unread bytes below which this process scans on its main thread alone: at ~200 MB a
+ * helper thread cost about +30 MB of peak memory and 1.4x the CPU for at most 10-15% less
+ * wall time on an idle machine (docs/performance.md).
+ */
+const HELPER_MIN_BYTES = 512 << 20;
+
 const dayOf = args.utc ? utcDay : localDay;
 const index = new LocalIndex({
   // This process only scans: blocking reads and folder listing on its main thread too (see
@@ -75,7 +85,11 @@ const index = new LocalIndex({
   // scans once (readOnce).
   cache: new ScanCache({
     scanWorker: scanWorker(),
-    ...(helpers === 'none' ? { workers: 0 } : { helpers }),
+    ...(helpers === 'none'
+      ? { workers: 0 }
+      : helpers === 'threads'
+        ? { helpers, parallelMinBytes: HELPER_MIN_BYTES, lateWorkers: true }
+        : { helpers }),
     blockingReads: true,
     status: false,
     readOnce: true,
@@ -89,6 +103,7 @@ const index = new LocalIndex({
 // src/sources/local/engine/v8Flags.ts), which its worker threads share. Set once the
 // scan's threads have started (Node's built-in code cache, which speeds a thread's
 // start-up, is only used under the default flags) and before the hot code has run long.
+// (Helper threads start late here, after the listing: then the flags are set at once.)
 index.cache.startWorkers();
 void index.cache.helpersOnline().then(useScanProcessFlags);
 const scanStarted = performance.now();

@@ -91,6 +91,12 @@ export interface ScanCacheOptions {
    * helper's, which hands its scanners' states over): no scanner is kept for appends.
    */
   readOnce?: boolean;
+  /**
+   * Start helpers only once the listing shows enough bytes (startWorkers does nothing):
+   * for a parallelMinBytes most scans stay below, where a helper started early would
+   * only be stopped again, its start-up and memory spent.
+   */
+  lateWorkers?: boolean;
 }
 
 /** What reading a subagent's meta file gave. */
@@ -285,7 +291,7 @@ export class ScanCache {
   startWorkers(): void {
     const script = this.options.scanWorker;
     const workers = this.workers();
-    if (!script || this.scannedOnce || this.started.length > 0) return;
+    if (!script || this.scannedOnce || this.started.length > 0 || this.options.lateWorkers) return;
     for (let i = 0; i < workers; i++) this.started.push(this.newWorker(script));
   }
 

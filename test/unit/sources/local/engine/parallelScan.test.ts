@@ -205,6 +205,20 @@ describe('parallel cold scan', () => {
       unneeded.startWorkers();
       assert.deepEqual(await unneeded.scanAll(files), expected, 'known files: no worker');
 
+      // Late workers: none before the listing; one once the bytes to read call for it.
+      const late = new ScanCache({
+        scanWorker: WORKER,
+        workers: 1,
+        parallelMinBytes: 0,
+        helpWorkers: false,
+        lateWorkers: true,
+      });
+      late.startWorkers();
+      assert.equal(late.stats.workersStarted, 0);
+      assert.deepEqual(await late.scanAll(files), expected);
+      assert.equal(late.stats.workersStarted, 1);
+      assert.ok(late.stats.workerScans > 0, 'the late worker scanned');
+
       // Empty folders: the first scan's early worker is stopped, later refreshes start none.
       const empty = new ScanCache({ scanWorker: WORKER, workers: 1 });
       empty.startWorkers();
