@@ -21,6 +21,9 @@ import {
 import { DEFAULT_STATUS_THRESHOLDS, type StatusThresholds } from './localStatus.ts';
 import { IndexProblem, PersistedIndex, type PersistOptions } from './persistedIndex.ts';
 import { Pricing, type PriceTable } from './pricing.ts';
+import { SAVED_ROWS_FORMAT_VERSION } from './savedRows.ts';
+import type { ShownRows } from './savedRowsView.ts';
+import { SavedRowsFile } from './savedRowsFile.ts';
 import type { ScanHelpers } from './engine/parallelScan.ts';
 import { ScanCache, type SubagentMeta } from './scanCache.ts';
 import type { FileSummary, LocalProblem } from './types.ts';
@@ -70,6 +73,8 @@ export class LocalIndex {
   readonly pricing: Pricing;
   /** The index on disk, when persisting (and this machine supports its format). */
   readonly persisted: PersistedIndex | undefined;
+  /** The rows of the last checked listing on disk, beside the index (savedRowsFile.ts). */
+  readonly savedRowsFile: SavedRowsFile | undefined;
   private readonly options: LocalIndexOptions;
   private readonly thresholds: StatusThresholds;
   private readonly now: () => number;
@@ -94,6 +99,8 @@ export class LocalIndex {
   /** How long the last save took (the next one waits 100 times as long, at least). */
   private lastSaveMs = 0;
   private saveFailed = false;
+  /** No usable saved rows were found: they are written at the next save, changed or not. */
+  private rowsWanted = false;
   private disposed = false;
 
   constructor(options: LocalIndexOptions = {}) {
@@ -126,6 +133,26 @@ export class LocalIndex {
             `${this.pricing.version}\n${JSON.stringify(options.priceOverrides ?? {})}`,
           )
         : undefined;
+    this.savedRowsFile =
+      this.persisted &&
+      new SavedRowsFile(
+        this.persisted.file,
+        `rows ${SAVED_ROWS_FORMAT_VERSION}\n${this.persisted.settings}\n${JSON.stringify(this.thresholds)}`,
+        this.thresholds,
+        options.persist?.log,
+      );
+  }
+
+  /**
+   * The rows the last checked listing of any window saved, with statuses for now, before
+   * this index has refreshed (undefined after, or when there are none that can be used).
+   * Only for showing at once: nothing was listed or checked, a refresh must follow.
+   */
+  async savedRows(): Promise<ShownRows | undefined> {
+    if (!this.savedRowsFile || this.ranOnce) return undefined;
+    const rows = await this.savedRowsFile.load(this.options.connectionId ?? 'local', this.now());
+    if (!rows) this.rowsWanted = true;
+    return this.ranOnce ? undefined : rows;
   }
 
   /** The last completed refresh, if any. */
@@ -150,13 +177,16 @@ export class LocalIndex {
 
   /**
    * Rescans (reading only what changed). Concurrent calls share one run; a snapshot
-   * younger than `maxAgeMs` is returned as is. `signal` abandons this caller's wait, not
-   * the shared run (another caller may still want it; a run is cheap to finish).
+   * younger than `maxAgeMs` is returned as is when no run is under way. `signal` abandons
+   * this caller's wait, not the shared run (another caller may still want it; a run is
+   * cheap to finish).
    */
   refresh(options: { signal?: AbortSignal; maxAgeMs?: number } = {}): Promise<LocalSnapshot> {
     const { signal, maxAgeMs = 0 } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.last && maxAgeMs > 0 && this.now() - this.last.scannedAt < maxAgeMs) {
+    // A refresh under way is newer than the last one, however young (a listing's waiting
+    // list must not lag behind the sessions listed with it).
+    if (!this.running && this.last && maxAgeMs > 0 && this.now() - this.last.scannedAt < maxAgeMs) {
       return Promise.resolve(this.last);
     }
     this.running ??= this.exclusive(() => this.run()).finally(() => {
@@ -315,14 +345,21 @@ export class LocalIndex {
     this.saveTimer = undefined;
     const persisted = this.persisted;
     const changes = this.cache.changes;
-    if (!persisted || changes === this.savedChanges) return;
+    if (!persisted || (changes === this.savedChanges && !this.rowsWanted)) return;
     const started = performance.now();
     try {
-      await persisted.save(this.cache.resting(), (f) => {
-        const row = this.aggregation.row(f.path);
-        return row && row.summary === f.summary ? row : undefined;
-      });
-      this.savedChanges = changes;
+      if (changes !== this.savedChanges) {
+        await persisted.save(this.cache.resting(), (f) => {
+          const row = this.aggregation.row(f.path);
+          return row && row.summary === f.summary ? row : undefined;
+        });
+        this.savedChanges = changes;
+      }
+      // The rows of the listing the index was saved with, for the next window to show first.
+      if (this.last && this.savedRowsFile) {
+        await this.savedRowsFile.save(this.last.sessions, this.last.problems, this.now());
+        this.rowsWanted = false;
+      }
       this.lastSaveMs = performance.now() - started;
     } catch (error) {
       if (this.saveFailed) return;
@@ -340,7 +377,7 @@ export class LocalIndex {
    */
   private scheduleSave(): void {
     if (!this.persisted || this.disposed || this.saveTimer) return;
-    if (this.cache.changes === this.savedChanges) return;
+    if (this.cache.changes === this.savedChanges && !this.rowsWanted) return;
     this.saveTimer = setTimeout(
       () => {
         this.saveTimer = undefined;

@@ -342,6 +342,11 @@ export class PersistedIndex {
     this.lock = new IndexLock(join(options.dir, `local-${key}.lock`), options.lock);
   }
 
+  /** What the saved rows depend on besides the thresholds: versions, folders, prices. */
+  get settings(): string {
+    return `${this.scanner}\n${this.roots}\n${this.pricing}`;
+  }
+
   /** Whether persisting works on this machine (the format is little-endian). */
   static supported(): boolean {
     return endianness() === 'LE';
@@ -503,10 +508,11 @@ export class PersistedIndex {
   private async removeOrphans(): Promise<void> {
     const dir = this.options.dir;
     const own = this.file.slice(dir.length + 1);
-    const prefix = `${own}.`;
+    // The saved rows beside the index (savedRowsFile.ts) are written the same way.
+    const rows = own.replace(/\.idx$/, '.rows');
     const names = await readdir(dir).catch(() => [] as string[]);
     for (const name of names) {
-      if (name !== own && /^local-[0-9a-f]{16}\.idx$/.test(name)) {
+      if (name !== own && name !== rows && /^local-[0-9a-f]{16}\.(idx|rows)$/.test(name)) {
         const path = join(dir, name);
         const unused = await stat(path).then(
           (s) => Date.now() - s.mtimeMs > UNUSED_INDEX_MS,
@@ -515,7 +521,8 @@ export class PersistedIndex {
         if (unused) await unlink(path).catch(() => undefined);
         continue;
       }
-      if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+      const prefix = [`${own}.`, `${rows}.`].find((p) => name.startsWith(p));
+      if (!prefix || !name.endsWith('.tmp')) continue;
       const pid = Number(name.slice(prefix.length).split('.')[0]);
       const path = join(dir, name);
       const old = await stat(path).then(
@@ -533,7 +540,7 @@ export class PersistedIndex {
  * rename, tried again a few times when the target is busy (Windows refuses to replace a
  * file another window is reading at that moment).
  */
-async function renameOver(from: string, to: string): Promise<void> {
+export async function renameOver(from: string, to: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
       await rename(from, to);
@@ -561,7 +568,7 @@ function processAlive(pid: number): boolean {
 }
 
 /** The rename itself on disk too (a folder cannot be opened for that on Windows: skipped). */
-async function syncFolder(dir: string): Promise<void> {
+export async function syncFolder(dir: string): Promise<void> {
   try {
     const handle = await open(dir, 'r');
     try {
@@ -588,7 +595,7 @@ const CRC_TABLE = (() => {
 let zlibCrc32: typeof ZlibCrc32 | null | undefined;
 
 /** CRC-32 (zlib's where Node has it: 20.15+, 22.2+). */
-function crc32(buf: Uint8Array, previous = 0): number {
+export function crc32(buf: Uint8Array, previous = 0): number {
   if (zlibCrc32 === undefined) {
     const native = process.getBuiltinModule('node:zlib').crc32;
     zlibCrc32 = typeof native === 'function' ? native : null;

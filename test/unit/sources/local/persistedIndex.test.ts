@@ -462,6 +462,17 @@ describe('persisted local index', () => {
           codexHome: corpus.codexDir,
           persist: { dir: store, version: 'test', log: (m) => logs.push(m) },
         });
+        // The saved rows beside it are written the same way: whole or not at all.
+        const rows = await window.savedRows();
+        assert.equal(
+          rows?.length,
+          (
+            await new LocalIndex({
+              claudeConfigDirs: [corpus.claudeDir],
+              codexHome: corpus.codexDir,
+            }).refresh()
+          ).sessions.length,
+        );
         const opened = await window.refresh();
         assert.deepEqual(logs, [], `round ${round}: never a torn index`);
         assert.equal(window.persisted!.stats.loads, 1, `round ${round}: the index loads whole`);
@@ -479,6 +490,16 @@ describe('persisted local index', () => {
         await window.dispose();
       }
       assert.ok(midWrite >= 4, `some kills landed inside a save (${midWrite} of 16)`);
+      // A kill while the saved rows were written leaves the index up to date: the next
+      // save, after a change, removes that temporary file.
+      const last = new LocalIndex({
+        claudeConfigDirs: [corpus.claudeDir],
+        codexHome: corpus.codexDir,
+        persist: { dir: store, version: 'test' },
+      });
+      await appendFile(file.path, jsonl(assistant({ id: 'last', usage: usage(1, 1) })));
+      await last.refresh();
+      await last.dispose();
       assert.deepEqual(
         (await readdir(store)).filter((n) => n.endsWith('.tmp')),
         [],
