@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type * as vscode from 'vscode';
-import { sourceOperation } from '../sources/sessionSource.ts';
+import { sourceOperation, type LocalFiles } from '../sources/sessionSource.ts';
 import type { SessionStore } from '../store/sessionStore.ts';
 import type { Logger } from '../util/logger.ts';
 import { watchFiles } from './fileWatch.ts';
@@ -19,6 +19,8 @@ export class LiveLocalSessions implements vscode.Disposable {
   private readonly log: Logger;
   /** Watchers by connection id, with the targets they watch. */
   private readonly watchers = new Map<string, { key: string; watch: vscode.Disposable }>();
+  /** onDidUpdate subscriptions by connection id, with the source they are on. */
+  private readonly updates = new Map<string, { source: object; sub: { dispose(): void } }>();
   private readonly subscription: { dispose(): void };
 
   constructor(store: SessionStore, log: Logger) {
@@ -35,6 +37,8 @@ export class LiveLocalSessions implements vscode.Disposable {
     this.subscription.dispose();
     for (const { watch } of this.watchers.values()) watch.dispose();
     this.watchers.clear();
+    for (const { sub } of this.updates.values()) sub.dispose();
+    this.updates.clear();
   }
 
   /** The connection's local files, once it has loaded (its source exists by then). */
@@ -52,6 +56,7 @@ export class LiveLocalSessions implements vscode.Disposable {
       const source = this.localFiles(id);
       if (!source) continue;
       wanted.add(id);
+      this.followUpdates(id, source);
       // A folder that appears later (a first session) gets its watcher at a later sync.
       const targets = source.watchTargets().filter((t) => existsSync(t.dir));
       const key = JSON.stringify(targets.map((t) => t.dir));
@@ -79,5 +84,19 @@ export class LiveLocalSessions implements vscode.Disposable {
       watch.dispose();
       this.watchers.delete(id);
     }
+    for (const [id, { sub }] of this.updates) {
+      if (wanted.has(id)) continue;
+      sub.dispose();
+      this.updates.delete(id);
+    }
+  }
+
+  /** Lists the connection again when its source says its sessions changed (onDidUpdate). */
+  private followUpdates(id: string, source: LocalFiles): void {
+    if (this.updates.get(id)?.source === source) return;
+    this.updates.get(id)?.sub.dispose();
+    this.updates.delete(id);
+    const sub = source.onDidUpdate?.(() => void this.store.refreshAfterCurrent(id));
+    if (sub) this.updates.set(id, { source, sub });
   }
 }

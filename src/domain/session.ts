@@ -16,4 +16,9 @@ export interface SessionPage {
    * sessions already listed), e.g. an agent key: their paging stopped with the rows read.
    */
   pagingRepeated?: string[];
+  /**
+   * Rows from a saved copy shown while the source checks them (a window opening on local
+   * transcripts): a checked listing follows, so they are no baseline for "started waiting".
+   */
+  provisional?: boolean;
 }

@@ -53,6 +53,11 @@ export interface LocalFiles {
   usage(options?: UsageReportOptions & { signal?: AbortSignal }): Promise<UsageReport>;
   /** Every session's transcript file, its harness and project, from a fresh scan. */
   sessionFiles(signal?: AbortSignal): Promise<readonly LocalSession[]>;
+  /**
+   * Fires when the sessions changed with no listing asking (a window's first listing shows
+   * saved rows, marked provisional, and a check follows): the host lists again.
+   */
+  onDidUpdate?(listener: () => void): { dispose(): void };
 }
 
 /**

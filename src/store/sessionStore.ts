@@ -25,6 +25,11 @@ export interface ConnectionState {
   pagingRepeated: string[];
   loading: boolean;
   loadedOnce: boolean;
+  /**
+   * The rows are a saved copy the source shows while it checks them (SessionPage
+   * provisional): the load that follows is treated as a first load (no "started waiting").
+   */
+  provisional: boolean;
   /** The last failure; the sessions from the last good load stay visible beside it. */
   error: BackendError | undefined;
   filters: SessionFilters;
@@ -97,6 +102,7 @@ export class SessionStore {
       invalidRows: 0,
       pagingRepeated: [],
       loadedOnce: false,
+      provisional: false,
     });
     await this.memory?.set(connectionId, filters);
     // A load under way asked with the old filters (its answer is dropped): reload after it.
@@ -166,7 +172,9 @@ export class SessionStore {
     const state = this.states.get(connectionId);
     const source = this.source(connectionId);
     if (!state || !source || state.loading) return;
-    if (!state.loadedOnce || !source.listWaiting) return this.refresh(connectionId);
+    if (!state.loadedOnce || state.provisional || !source.listWaiting) {
+      return this.refresh(connectionId);
+    }
     state.loading = true;
     let settled = () => {};
     this.inFlight.set(connectionId, new Promise<void>((resolve) => (settled = resolve)));
@@ -256,7 +264,7 @@ export class SessionStore {
     const filters = state.filters;
     // Only a refresh can tell who started waiting: more pages only reveal older rows.
     const before =
-      state.loadedOnce && cursor === undefined
+      state.loadedOnce && !state.provisional && cursor === undefined
         ? new Set(waitingOf(state).map((s) => s.id))
         : undefined;
     try {
@@ -286,6 +294,7 @@ export class SessionStore {
       this.setProblems(state, problems);
       state.error = undefined;
       state.loadedOnce = true;
+      if (first) state.provisional = page.provisional === true;
       if (page.invalidRows > 0) {
         this.log.warn(`${state.config.label}: ${page.invalidRows} session rows failed validation`);
       }
@@ -323,11 +332,13 @@ export class SessionStore {
       pageNext = undefined;
     }
     const previousNext = state.next;
+    // Rows of a provisional listing are not kept past a checked one.
+    const checkedBefore = state.loadedOnce && !state.provisional;
     state.sessions = first
-      ? refreshFirstPage(state.sessions, incoming, state.loadedOnce)
+      ? refreshFirstPage(state.sessions, incoming, checkedBefore)
       : mergeById(state.sessions, incoming);
     // A refresh kept rows of later pages: the paging they came from goes on where it was.
-    const keptLater = first && state.loadedOnce && state.sessions.length > incoming.length;
+    const keptLater = first && checkedBefore && state.sessions.length > incoming.length;
     state.total = page.total;
     let next = pageNext;
     if (first && state.loadedOnce && state.pagingRepeated.length > 0) {
@@ -437,6 +448,7 @@ function emptyState(config: ConnectionConfig, filters: SessionFilters): Connecti
     pagingRepeated: [],
     loading: false,
     loadedOnce: false,
+    provisional: false,
     error: undefined,
   };
 }

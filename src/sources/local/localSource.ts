@@ -4,8 +4,14 @@
  * snapshot, so rows neither repeat nor go missing while files keep changing. Filters are
  * applied here (there is no server): harness, status, activity window and quality; the
  * viewer scope does not apply to one's own files.
+ *
+ * A window's first listings (those asked before the saved rows are read) show the rows
+ * the last checked listing saved (savedRowsFile.ts), marked provisional; the refresh that
+ * checks them runs right after and fires onDidUpdate, on which the host lists again and
+ * gets that refresh's rows. The usage report and session files only get checked rows.
  */
 import { join } from 'node:path';
+import type { DerivedStatus } from '../../domain/derivedStatus.ts';
 import type { SessionFilters } from '../../domain/filters.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { SessionPage, SessionSummary } from '../../domain/session.ts';
@@ -20,6 +26,7 @@ import type {
 } from '../sessionSource.ts';
 import type { LocalSession } from './aggregate.ts';
 import { LocalIndex, type LocalIndexOptions, type LocalSnapshot } from './localIndex.ts';
+import type { ShownRows } from './savedRowsView.ts';
 import { buildUsageReport, type UsageReport, type UsageReportOptions } from './usageReport.ts';
 
 export interface LocalSourceOptions extends LocalIndexOptions {
@@ -34,12 +41,28 @@ export interface LocalSourceOptions extends LocalIndexOptions {
 const REUSE_SNAPSHOT_MS = 1_000;
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
+/** The rows a listing pages over: a checked snapshot's, or the saved ones shown first. */
+interface Listing {
+  readonly total: number;
+  page(offset: number, limit: number): SessionSummary[];
+  /** Saved rows, not checked: a checked listing follows (onDidUpdate). */
+  readonly provisional: boolean;
+}
+
 export class LocalSource implements SessionSource, LocalFiles {
   readonly config: ConnectionConfig;
   readonly operations: Partial<SourceOperations> = { localFiles: this };
   readonly index: LocalIndex;
   /** The sessions the current listing pages over. */
-  private listing: LocalSession[] | undefined;
+  private listing: Listing | undefined;
+  /** The saved rows, read for a window's first listings (see savedFirst). */
+  private opening: Promise<ShownRows | undefined> | undefined;
+  /** The saved rows were read: later listings are checked ones. */
+  private opened = false;
+  /** The check after the saved rows ended and no listing has taken its snapshot yet. */
+  private checkedUnseen = false;
+  private readonly updateListeners = new Set<() => void>();
+  private disposed = false;
 
   constructor(options: LocalSourceOptions) {
     this.config = options.config;
@@ -88,7 +111,74 @@ export class LocalSource implements SessionSource, LocalFiles {
 
   /** What a watcher saw; the next listing reads only those files when it can (LocalIndex). */
   noteChanges(paths: readonly string[], kind: 'changed' | 'created' | 'deleted'): void {
+    this.checkedUnseen = false;
     this.index.noteChanges(paths, kind);
+  }
+
+  /**
+   * Fires when the check after the saved rows ended (with no listing asking): list again
+   * to show the checked rows. A listener added after that, before a listing took them, is
+   * called at once.
+   */
+  onDidUpdate(listener: () => void): { dispose(): void } {
+    this.updateListeners.add(listener);
+    if (this.checkedUnseen) queueMicrotask(() => this.updateListeners.has(listener) && listener());
+    return { dispose: () => this.updateListeners.delete(listener) };
+  }
+
+  /**
+   * The saved rows for the listings asked before they were read (a window's first), with
+   * the check started once they are; undefined for any other listing, or when there are
+   * none that can be used.
+   */
+  private savedFirst(): Promise<ShownRows | undefined> | undefined {
+    if (this.opened || this.index.snapshot || !this.index.savedRowsFile) return undefined;
+    this.opening ??= this.index.savedRows().then(
+      (rows) => {
+        this.opened = true;
+        if (rows) this.check();
+        return rows;
+      },
+      () => {
+        this.opened = true;
+        return undefined;
+      },
+    );
+    return this.opening;
+  }
+
+  /** The refresh that checks the saved rows, then onDidUpdate (also when it fails). */
+  private check(): void {
+    const done = () => {
+      if (this.disposed) return;
+      this.checkedUnseen = this.index.snapshot !== undefined;
+      for (const listener of [...this.updateListeners]) listener();
+    };
+    this.index.refresh().then(done, done);
+  }
+
+  /**
+   * A checked snapshot: the check's, for the listings of the next load after it (asked in
+   * one turn of the event loop), else a refresh.
+   */
+  private checked(options: { signal?: AbortSignal; maxAgeMs?: number }): Promise<LocalSnapshot> {
+    if (this.checkedUnseen && this.index.snapshot) {
+      setImmediate(() => (this.checkedUnseen = false));
+      return Promise.resolve(this.index.snapshot);
+    }
+    return this.index.refresh(options);
+  }
+
+  /** `use` on the saved rows when this listing gets them; undefined otherwise (or on a bad row). */
+  private async fromSaved<T>(use: (rows: ShownRows) => T): Promise<T | undefined> {
+    const rows = await this.savedFirst();
+    if (!rows) return undefined;
+    try {
+      return use(rows);
+    } catch {
+      // A damaged row (savedRowsView.ts): this listing is a checked one instead.
+      return undefined;
+    }
   }
 
   async capabilities(): Promise<SourceCapabilities> {
@@ -110,18 +200,20 @@ export class LocalSource implements SessionSource, LocalFiles {
       throw new RangeError(`Invalid cursor: ${request.cursor}`);
     }
     if (!request.cursor || !this.listing) {
-      const snapshot = await this.index.refresh(request.signal ? { signal: request.signal } : {});
-      this.listing = snapshot.sessions.filter((s) => matchesFilters(s, request.filters));
+      const filters = request.filters;
+      this.listing =
+        (await this.fromSaved((rows) => savedListing(rows, filters))) ??
+        checkedListing(
+          await this.checked(request.signal ? { signal: request.signal } : {}),
+          filters,
+        );
     }
     const limit = Math.max(1, request.limit);
-    const rows = this.listing.slice(offset, offset + limit);
-    const next = offset + rows.length;
-    const page: SessionPage = {
-      sessions: rows.map((s) => s.summary),
-      total: this.listing.length,
-      invalidRows: 0,
-    };
-    if (next < this.listing.length) page.next = String(next);
+    const sessions = this.listing.page(offset, limit);
+    const next = offset + sessions.length;
+    const page: SessionPage = { sessions, total: this.listing.total, invalidRows: 0 };
+    if (next < this.listing.total) page.next = String(next);
+    if (this.listing.provisional) page.provisional = true;
     return page;
   }
 
@@ -129,7 +221,15 @@ export class LocalSource implements SessionSource, LocalFiles {
     filters: SessionFilters | undefined,
     signal?: AbortSignal,
   ): Promise<{ sessions: SessionSummary[]; complete: boolean }> {
-    const snapshot = await this.index.refresh({
+    const saved = await this.fromSaved((rows) =>
+      rows
+        .select(
+          (h, status, ms, q) => status === 'waiting' && passesFilters(filters, h, status, ms, q),
+        )
+        .map((i) => rows.summary(i)),
+    );
+    if (saved) return { sessions: saved, complete: true };
+    const snapshot = await this.checked({
       maxAgeMs: REUSE_SNAPSHOT_MS,
       ...(signal ? { signal } : {}),
     });
@@ -140,7 +240,9 @@ export class LocalSource implements SessionSource, LocalFiles {
   }
 
   async listProblems(signal?: AbortSignal): Promise<SourceProblem[]> {
-    const snapshot = await this.index.refresh({
+    const saved = await this.fromSaved((rows) => rows.problems);
+    if (saved) return saved;
+    const snapshot = await this.checked({
       maxAgeMs: REUSE_SNAPSHOT_MS,
       ...(signal ? { signal } : {}),
     });
@@ -162,6 +264,8 @@ export class LocalSource implements SessionSource, LocalFiles {
   }
 
   async dispose(): Promise<void> {
+    this.disposed = true;
+    this.updateListeners.clear();
     this.listing = undefined;
     await this.index.dispose();
     this.index.cache.clear();
@@ -196,20 +300,51 @@ export function describeSnapshot(snapshot: LocalSnapshot): string {
   return parts.join('; ');
 }
 
+/** A checked snapshot's sessions that pass `filters`. */
+function checkedListing(snapshot: LocalSnapshot, filters: SessionFilters | undefined): Listing {
+  const rows = snapshot.sessions.filter((s) => matchesFilters(s, filters));
+  return {
+    total: rows.length,
+    page: (offset, limit) => rows.slice(offset, offset + limit).map((s) => s.summary),
+    provisional: false,
+  };
+}
+
+/** The saved rows that pass `filters`, each built when a page shows it. */
+function savedListing(rows: ShownRows, filters: SessionFilters | undefined): Listing {
+  const shown = rows.select((h, status, ms, q) => passesFilters(filters, h, status, ms, q));
+  return {
+    total: shown.length,
+    page: (offset, limit) => shown.slice(offset, offset + limit).map((i) => rows.summary(i)),
+    provisional: true,
+  };
+}
+
 /** Whether a session passes the connection's filters (local interpretation). */
 export function matchesFilters(s: LocalSession, filters: SessionFilters | undefined): boolean {
   if (!filters) return true;
   const sum = s.summary;
-  if (filters.harness && sum.harness !== filters.harness) return false;
+  const last = Date.parse(sum.lastActivityAt ?? '');
+  return passesFilters(filters, sum.harness, sum.status.status, last, s.file.substantive);
+}
+
+/** matchesFilters on what it looks at: harness, status, last activity (epoch ms), quality. */
+export function passesFilters(
+  filters: SessionFilters | undefined,
+  harness: string | undefined,
+  status: DerivedStatus,
+  last: number,
+  substantive: boolean,
+): boolean {
+  if (!filters) return true;
+  if (filters.harness && harness !== filters.harness) return false;
   if (filters.status) {
-    const status = sum.status.status;
     const ok =
       filters.status === 'inactive'
         ? status === 'finished' || status === 'idle'
         : status === filters.status;
     if (!ok) return false;
   }
-  const last = Date.parse(sum.lastActivityAt ?? '');
   if (filters.startDate) {
     const start = Date.parse(filters.startDate);
     if (!(last >= start)) return false;
@@ -218,7 +353,7 @@ export function matchesFilters(s: LocalSession, filters: SessionFilters | undefi
     const end = Date.parse(filters.endDate) + (DATE_ONLY.test(filters.endDate) ? 86_399_999 : 0);
     if (!(last <= end)) return false;
   }
-  if (filters.quality === 'substantive' && !s.file.substantive) return false;
-  if (filters.quality === 'idle' && s.file.substantive) return false;
+  if (filters.quality === 'substantive' && !substantive) return false;
+  if (filters.quality === 'idle' && substantive) return false;
   return true;
 }
