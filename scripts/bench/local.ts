@@ -16,7 +16,8 @@
  *
  * benchLocal2gb (`npm run bench -- local-2gb`) repeats the window-open rows on the ~2 GB,
  * ~11,500-file corpus of the same generator (cached by ccusageCorpora.ts), with a warm
- * refresh after a 1 MB append in a window that opened from the index.
+ * refresh after a 1 MB append in a window that opened from the index, and the time to
+ * the sessions shown from the saved rows (savedRowsFile.ts) before the checked ones.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -55,6 +56,15 @@ export async function corpus(): Promise<LocalCorpus> {
   });
   writeFileSync(marker, JSON.stringify(written));
   return written;
+}
+
+/** JSON text with every object's keys sorted (rows built in another key order compare equal). */
+function canonicalJson(json: string): string {
+  return JSON.stringify(JSON.parse(json), (_key, value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
 }
 
 function median(values: number[]): number {
@@ -318,15 +328,20 @@ export async function benchLocal2gb(): Promise<Row[]> {
     const scanned = await first.refresh();
     const coldMs = performance.now() - coldStarted;
     const expectedRows = JSON.stringify(scanned.sessions.map((x) => x.summary));
+    const expectedShown = canonicalJson(expectedRows);
     const saveStarted = performance.now();
     await first.saveIndex();
     const saveMs = performance.now() - saveStarted;
     const indexBytes = first.persisted!.stats.savedBytes;
+    const rowsBytes = (await stat(first.savedRowsFile!.file)).size;
     await first.dispose();
     first = undefined;
 
     // Each window open alone in a fresh process, as a new extension host starts.
     const open: number[] = [];
+    const shownOpen: number[] = [];
+    const openCpu: number[] = [];
+    let shownSame = true;
     let peakMb = 0;
     let read = 0;
     let loadMs = 0;
@@ -345,6 +360,9 @@ export async function benchLocal2gb(): Promise<Row[]> {
       if (child.status !== 0) throw new Error(`window open failed: ${child.stderr}`);
       const r = JSON.parse(child.stdout) as {
         ms: number;
+        cpuMs: number;
+        shownMs: number | null;
+        shownRows: string | null;
         peakMb: number;
         read: number;
         fullScans: number;
@@ -353,6 +371,9 @@ export async function benchLocal2gb(): Promise<Row[]> {
         rows: string;
       };
       open.push(r.ms);
+      openCpu.push(r.cpuMs);
+      if (r.shownMs !== null) shownOpen.push(r.shownMs);
+      shownSame &&= r.shownRows !== null && canonicalJson(r.shownRows) === expectedShown;
       peakMb = Math.max(peakMb, r.peakMb);
       read = r.read;
       loadMs = r.loadMs;
@@ -404,6 +425,18 @@ export async function benchLocal2gb(): Promise<Row[]> {
         unit: 'ms',
       },
       {
+        name: name(
+          'window open with a warm persisted index, fresh process, sessions shown from the saved rows (median of 3)',
+        ),
+        value: shownOpen.length === 3 ? round(median(shownOpen), 0) : -1,
+        unit: 'ms',
+      },
+      {
+        name: name('CPU time of that window open to the checked sessions (median of 3)'),
+        value: round(median(openCpu), 0),
+        unit: 'ms',
+      },
+      {
         name: name('of which reading and checking the index'),
         value: round(loadMs, 0),
         unit: 'ms',
@@ -421,6 +454,11 @@ export async function benchLocal2gb(): Promise<Row[]> {
       {
         name: name('window open from the index shows what a scan shows, no record decoded'),
         value: same ? 1 : 0,
+        unit: 'bool',
+      },
+      {
+        name: name('sessions shown from the saved rows equal what a scan shows'),
+        value: shownSame ? 1 : 0,
         unit: 'bool',
       },
       {
@@ -443,6 +481,7 @@ export async function benchLocal2gb(): Promise<Row[]> {
       { name: name('bytes read by that refresh'), value: round(warm.read / MB, 2), unit: 'MB' },
       { name: name('persisted index size'), value: round(indexBytes / MB, 1), unit: 'MB' },
       { name: name('saving the persisted index'), value: round(saveMs, 0), unit: 'ms' },
+      { name: name('saved rows size'), value: round(rowsBytes / MB, 1), unit: 'MB' },
       {
         name: name('two windows opening together, cold scans in total (1 = each file read once)'),
         value: round(fullScans / c.files.length, 2),
