@@ -46,7 +46,15 @@ export interface SavedColumns {
 }
 
 /** Why a saved rows file cannot be used. */
-export class RowsProblem extends Error {}
+export class RowsProblem extends Error {
+  /** Saved by another version or with other settings: to be expected, not logged. */
+  readonly expected: boolean;
+
+  constructor(message: string, expected = false) {
+    super(message);
+    this.expected = expected;
+  }
+}
 
 /**
  * The lower ends of the age bands in which a session's derived status is constant: the
@@ -131,11 +139,12 @@ export function decodeSavedRows(buf: Buffer, config: string): SavedColumns {
   if (buf.length < 16 || !buf.subarray(0, 8).equals(MAGIC))
     throw new RowsProblem('not a rows file');
   const version = buf.readUInt32LE(8);
-  if (version !== SAVED_ROWS_FORMAT_VERSION) throw new RowsProblem(`format version ${version}`);
+  if (version !== SAVED_ROWS_FORMAT_VERSION)
+    throw new RowsProblem(`format version ${version}`, true);
   const headerEnd = 16 + buf.readUInt32LE(12);
   if (headerEnd > buf.length) throw new RowsProblem('truncated header');
   const header = parseJson(buf.toString('utf8', 16, headerEnd)) as Record<string, unknown>;
-  if (header.config !== config) throw new RowsProblem('saved for other settings');
+  if (header.config !== config) throw new RowsProblem('saved for other settings', true);
   const { rows: n, strings, bodyBytes } = header;
   const bodyAt = align8(headerEnd);
   if (!isCount(n) || !isCount(strings) || !isCount(bodyBytes)) throw new RowsProblem('bad header');

@@ -1,9 +1,9 @@
 /**
  * The saved rows on disk (format in savedRows.ts): `local-<key>.rows` beside the persisted
  * index, written whole to a temporary file and renamed over the old one, so a reader sees
- * the old rows or the new ones. A file that cannot be used (another version or other
- * settings, damaged, cut short) is ignored with one log line; the window then opens as
- * without it. Rows larger than MAX_ROWS_BYTES are not saved (and older ones removed).
+ * the old rows or the new ones. A file saved by another version or with other settings
+ * is ignored; a damaged or cut-short one too, with one log line. The window then opens
+ * as without it, and the next save writes them again. Rows larger than MAX_ROWS_BYTES are not saved (and older ones removed).
  */
 import { mkdir, open, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -54,6 +54,7 @@ export class SavedRowsFile {
       const columns = decodeSavedRows(bytes, this.config);
       return new ShownRows(columns, connectionId, now, this.thresholds);
     } catch (error) {
+      if (error instanceof RowsProblem && error.expected) return undefined;
       this.logOnce(
         `Local transcripts: the saved rows ${this.file} cannot be used ` +
           `(${error instanceof RowsProblem ? error.message : String(error)}); ` +
