@@ -136,7 +136,7 @@ export class LocalSource implements SessionSource, LocalFiles {
     this.opening ??= this.index.savedRows().then(
       (rows) => {
         this.opened = true;
-        if (rows) this.check();
+        if (rows && !this.disposed) this.check();
         return rows;
       },
       () => {
