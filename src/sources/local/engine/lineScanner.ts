@@ -30,8 +30,7 @@ const PRETTY_MAX_BYTES = 64 << 20;
  * powers of two and the largest spares are kept, so that a long line finds one.
  */
 const spareStores: Buffer[] = [];
-/** One per scanner a thread runs at once (see ScanCache's CONCURRENCY). */
-const SPARE_STORES = 3;
+const SPARE_STORES = 2;
 const SPARE_STORE_MAX = 4 << 20;
 const STORE_MIN = 64 << 10;
 
@@ -190,7 +189,8 @@ export abstract class LineScanner {
     const need = have + end - start;
     let store = this.store;
     if (!store || store.length < need) {
-      const grown = takeStore(Math.max(need, have * 2));
+      // A power of two (takeStore): growth doubles.
+      const grown = takeStore(need);
       if (have > 0) grown.set(this.pending!);
       if (store) giveStore(store);
       store = this.store = grown;
