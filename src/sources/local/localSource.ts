@@ -133,14 +133,18 @@ export class LocalSource implements SessionSource, LocalFiles {
    */
   private savedFirst(): Promise<ShownRows | undefined> | undefined {
     if (this.opened || this.index.snapshot || !this.index.savedRowsFile) return undefined;
+    // The listings waiting hold the promise; this source lets go of the rows once read
+    // (the current listing keeps what it shows).
     this.opening ??= this.index.savedRows().then(
       (rows) => {
         this.opened = true;
+        this.opening = undefined;
         if (rows && !this.disposed) this.check();
         return rows;
       },
       () => {
         this.opened = true;
+        this.opening = undefined;
         return undefined;
       },
     );
