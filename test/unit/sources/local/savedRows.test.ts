@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { appendFile, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { SessionSummary } from '../../../../src/domain/session.ts';
+import type { SessionFilters } from '../../../../src/domain/filters.ts';
+import type { SessionPage, SessionSummary } from '../../../../src/domain/session.ts';
 import { setStatus, type LocalSession } from '../../../../src/sources/local/aggregate.ts';
 import { LocalIndex } from '../../../../src/sources/local/localIndex.ts';
 import { LocalSource } from '../../../../src/sources/local/localSource.ts';
@@ -257,6 +258,64 @@ describe('saved rows', () => {
       });
     },
   );
+
+  test('LocalSource: filters and paging over the saved rows give what they give over the checked ones', async () => {
+    await inWorld(async (w) => {
+      const day = w.saved.find((s) => s.lastActivityAt)!.lastActivityAt!.slice(0, 10);
+      const filterSets: (SessionFilters | undefined)[] = [
+        undefined,
+        { harness: 'codex' },
+        { status: 'waiting' },
+        { status: 'inactive' },
+        { quality: 'substantive' },
+        { quality: 'idle' },
+        { startDate: day, endDate: day },
+        { harness: 'claude-code', startDate: day },
+      ];
+      const listAll = async (source: LocalSource, filters: SessionFilters | undefined) => {
+        const pages: SessionPage[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await source.listSessions({
+            limit: 3,
+            ...(cursor ? { cursor } : {}),
+            ...(filters ? { filters } : {}),
+          });
+          pages.push(page);
+          cursor = page.next;
+        } while (cursor);
+        return pages;
+      };
+      const open = () =>
+        new LocalSource({
+          config: CONFIG,
+          claudeConfigDirs: [w.corpus.claudeDir],
+          codexHome: w.corpus.codexDir,
+          persist: { dir: w.store, version: '1.0.0' },
+        });
+      let some = 0;
+      for (const filters of filterSets) {
+        const shown = open();
+        const saved = await listAll(shown, filters);
+        assert.ok(
+          saved.every((p) => p.provisional),
+          JSON.stringify(filters),
+        );
+        const checked = open();
+        await checked.index.refresh();
+        const fresh = await listAll(checked, filters);
+        assert.deepEqual(
+          saved.map((p) => ({ ...p, provisional: undefined })),
+          fresh.map((p) => ({ ...p, provisional: undefined })),
+          JSON.stringify(filters),
+        );
+        some += fresh[0]!.sessions.length > 0 ? 1 : 0;
+        await shown.dispose();
+        await checked.dispose();
+      }
+      assert.ok(some >= 6, `most filters keep some rows (${some})`);
+    });
+  });
 
   test('LocalSource: the usage report and session files only see checked rows', async () => {
     await inWorld(async (w) => {
