@@ -9,6 +9,7 @@ import type { ExtensionApi } from '../../src/extension.ts';
 import type { TreeNode } from '../../src/views/sessionsTree.ts';
 import { until } from './support/until.ts';
 import { extensionApi } from './support/extensionApi.ts';
+import { loadChecked } from './support/localLoad.ts';
 
 /**
  * Export, copy and archive in a real extension host, on a local Claude Code session written
@@ -177,7 +178,7 @@ describe('export, copy and archive', () => {
     api.registry.addEphemeral({ id: ID, label: 'This machine (export)', kind: 'local' });
     try {
       await until('the local connection in the store', () => api.store.state(ID));
-      await api.store.refreshAfterCurrent(ID);
+      await loadChecked(api, ID);
       while (api.store.state(ID)?.next !== undefined) await api.store.loadMore(ID);
       const session = api.store.state(ID)?.sessions.find((s) => s.resumeId === SESSION_ID);
       assert.ok(session, 'the session is listed');

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { SearchNode } from '../../src/views/searchResultsTree.ts';
 import { assistantPhrase, extensionApi } from './support/extensionApi.ts';
 import { until } from './support/until.ts';
+import { loadChecked } from './support/localLoad.ts';
 
 /**
  * A session panel hidden behind another editor in its group has its page discarded (no
@@ -19,7 +20,7 @@ describe('Search result on a hidden session panel', () => {
     const api = await extensionApi();
     api.registry.addEphemeral({ id: 'local', label: 'This machine', kind: 'local' });
     try {
-      await api.store.refreshAfterCurrent('local');
+      await loadChecked(api, 'local');
       const { path, line, phrase } = assistantPhrase(expected.files);
       const session = api.store.state('local')?.sessions.find((s) => s.id === path);
       assert.ok(session, `the session of ${path} is loaded`);

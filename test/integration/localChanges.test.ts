@@ -8,6 +8,7 @@ import { surfaceLabel } from '../../src/domain/surfaceText.ts';
 import type { ChangesView } from '../../src/shared/changesView.ts';
 import { extensionApi } from './support/extensionApi.ts';
 import { until } from './support/until.ts';
+import { loadChecked } from './support/localLoad.ts';
 
 interface EditCall {
   path: string;
@@ -78,7 +79,7 @@ describe('Show Changes on a local session', function () {
   before(async () => {
     api = await extensionApi();
     api.registry.addEphemeral({ id: 'local', label: 'This machine', kind: 'local' });
-    await api.store.refreshAfterCurrent('local');
+    await loadChecked(api, 'local');
     while (api.store.state('local')?.next !== undefined) await api.store.loadMore('local');
     const candidates = (api.store.state('local')?.sessions ?? []).filter(
       (s) => s.harness === 'claude-code' && !s.parentId,

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { SessionSummary } from '../../src/domain/session.ts';
 import { until } from './support/until.ts';
 import { extensionApi } from './support/extensionApi.ts';
+import { loadChecked } from './support/localLoad.ts';
 
 /**
  * A Claude Code session being written, as the user meets it: the runner points
@@ -60,7 +61,7 @@ describe('local sessions, live', () => {
     const row = (): SessionSummary | undefined =>
       api.store.state(id)?.sessions.find((s) => s.id === file);
     try {
-      await api.store.refreshAfterCurrent(id);
+      await loadChecked(api, id);
       assert.equal(api.store.state(id)?.error, undefined);
       assert.equal(row(), undefined);
 

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TreeNode } from '../../src/views/sessionsTree.ts';
 import { extensionApi } from './support/extensionApi.ts';
+import { loadChecked } from './support/localLoad.ts';
 
 /**
  * Group by Project in a real window: a Claude Code session started in the open workspace
@@ -42,7 +43,7 @@ describe('local sessions by project', () => {
     const before = { groupBy: tree.groupBy, only: tree.workspaceOnly };
     api.registry.addEphemeral({ id, label: 'This machine (projects)', kind: 'local' });
     try {
-      await api.store.refreshAfterCurrent(id);
+      await loadChecked(api, id);
       assert.equal(api.store.state(id)?.error, undefined);
       await tree.setGroupBy('project');
       await tree.setWorkspaceOnly(false);

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { SessionSummary } from '../../src/domain/session.ts';
 import { until } from './support/until.ts';
 import { extensionApi } from './support/extensionApi.ts';
+import { loadChecked } from './support/localLoad.ts';
 
 /**
  * Resume in Terminal in a real extension host. The runner writes fake `claude` and `codex`
@@ -66,7 +67,7 @@ describe('resume in terminal', () => {
         vscode.ConfigurationTarget.Global,
       );
       await until('the local connection in the store', () => api.store.state(ID));
-      await api.store.refreshAfterCurrent(ID);
+      await loadChecked(api, ID);
       while (api.store.state(ID)?.next !== undefined) await api.store.loadMore(ID);
       const sessions = api.store.state(ID)?.sessions ?? [];
       const mine = sessions.find((s) => s.resumeId === SESSION_ID);

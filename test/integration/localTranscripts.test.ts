@@ -4,13 +4,14 @@ import type { ExtensionApi } from '../../src/extension.ts';
 import type { TreeNode } from '../../src/views/sessionsTree.ts';
 import { PROJECTS } from '../support/localCorpus.ts';
 import { extensionApi } from './support/extensionApi.ts';
+import { loadChecked } from './support/localLoad.ts';
 
 /** The local connection over the corpus, every page loaded; removed afterwards. */
 async function withLocal(test: (api: ExtensionApi) => Promise<void>): Promise<void> {
   const api = await extensionApi();
   api.registry.addEphemeral({ id: 'local', label: 'This machine', kind: 'local' });
   try {
-    await api.store.refreshAfterCurrent('local');
+    await loadChecked(api, 'local');
     while (api.store.state('local')?.next !== undefined) await api.store.loadMore('local');
     await test(api);
   } finally {

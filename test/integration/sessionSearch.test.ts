@@ -5,6 +5,7 @@ import { TranscriptDocument } from '../../src/domain/transcript/transcriptDocume
 import { entryTexts } from '../../src/domain/transcript/entryMatch.ts';
 import { assistantPhrase, extensionApi } from './support/extensionApi.ts';
 import { until } from './support/until.ts';
+import { loadChecked } from './support/localLoad.ts';
 
 /** The runner points CLAUDE_CONFIG_DIR and CODEX_HOME at a generated corpus. */
 describe('Search Sessions…', () => {
@@ -16,7 +17,7 @@ describe('Search Sessions…', () => {
     const api = await extensionApi();
     api.registry.addEphemeral({ id: 'local', label: 'This machine', kind: 'local' });
     try {
-      await api.store.refreshAfterCurrent('local');
+      await loadChecked(api, 'local');
       const { path, line, phrase } = assistantPhrase(expected.files);
       const query = phrase.toUpperCase(); // case-insensitive by default
       await vscode.commands.executeCommand('sessionInspector.searchSessions', {
