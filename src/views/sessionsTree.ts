@@ -443,10 +443,15 @@ export class SessionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, 
     item.iconPath = new vscode.ThemeIcon(state?.error ? 'debug-disconnect' : 'plug');
     const waiting = waitingCount(this.groups(connectionId));
     const filters = state ? describeFilters(state.filters) : '';
-    item.description = [waiting ? vscode.l10n.t('{0} waiting', waiting) : '', filters]
+    // Saved rows shown while the source checks them (a window opening on local transcripts).
+    const checking = state?.provisional ? vscode.l10n.t('checking…') : '';
+    item.description = [waiting ? vscode.l10n.t('{0} waiting', waiting) : '', filters, checking]
       .filter(Boolean)
       .join(' · ');
-    item.tooltip = plainSurfaceText(state?.config.url ?? state?.config.kind);
+    const where = plainSurfaceText(state?.config.url ?? state?.config.kind);
+    item.tooltip = checking
+      ? `${where}\n${vscode.l10n.t('Sessions as this machine last listed them; checking the transcript folders for changes.')}`
+      : where;
     return item;
   }
 

@@ -55,6 +55,8 @@ interface FirstLoad {
   provisional: boolean;
   sessions: string[];
   bytesRead: number;
+  /** The connection row's description then (it says the rows are being checked). */
+  description: string;
 }
 
 /**
@@ -68,7 +70,12 @@ async function addAndLoad(api: ExtensionApi): Promise<FirstLoad> {
     const state = api.store.state(ID);
     if (first || id !== ID || !state?.loadedOnce) return;
     const bytesRead = localSource(api).index.cache.stats.bytesRead;
-    first = { provisional: state.provisional, sessions: treeSessions(api), bytesRead };
+    first = {
+      provisional: state.provisional,
+      sessions: treeSessions(api),
+      bytesRead,
+      description: connectionDescription(api),
+    };
   });
   try {
     api.registry.addEphemeral({ id: ID, label: 'This machine (reload)', kind: 'local' });
@@ -83,6 +90,11 @@ async function addAndLoad(api: ExtensionApi): Promise<FirstLoad> {
   assert.equal(api.store.state(ID)?.error, undefined);
   assert.ok(first, 'a first load');
   return first;
+}
+
+function connectionDescription(api: ExtensionApi): string {
+  const item = api.tree.getTreeItem({ kind: 'connection', connectionId: ID });
+  return String(item.description ?? '');
 }
 
 function outputTokens(api: ExtensionApi): number {
@@ -156,6 +168,8 @@ export async function checkTreeFromIndex(api: ExtensionApi): Promise<void> {
     assert.ok(again.provisional, 'the first load showed the saved rows');
     assert.deepEqual(again.sessions, phase1.sessions, 'the saved sessions in the tree at once');
     assert.equal(again.bytesRead, 0, 'no transcript byte read for them');
+    assert.match(again.description, /checking/, 'the connection says its rows are being checked');
+    assert.doesNotMatch(connectionDescription(api), /checking/, 'and no longer once checked');
     assert.deepEqual(treeSessions(api), phase1.sessions, 'the same sessions once checked');
     assert.equal(outputTokens(api), phase1.outputTokens, 'with the same tokens');
   } finally {
