@@ -193,6 +193,7 @@ export class ScanCache {
   private readonly entries = new Map<string, Entry>();
   private readonly metas = new Map<string, MetaRead & { size: number; mtimeMs: number }>();
   private readonly buffers: Buffer[] = [];
+  private readonly blockingBuffers: Buffer[] = [];
   private readonly inflight = new Map<string, Promise<FileSummary>>();
   /** Whether scanAll ran (startWorkers is for the first scan only). */
   private scannedOnce = false;
@@ -675,6 +676,7 @@ export class ScanCache {
     offset: number,
     entry: Entry,
   ): Promise<number> {
+    if (this.options.blockingReads) return this.readBlocking(handle, scanner, offset, entry);
     const a = this.buffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
     const b = this.buffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
     let position = offset;
@@ -699,6 +701,36 @@ export class ScanCache {
       // Never hand out a buffer a read may still be filling.
       await reading.catch(() => undefined);
       this.buffers.push(a, b);
+    }
+  }
+
+  /**
+   * readFrom with blocking reads: nothing is read while a chunk is parsed, so one buffer of
+   * the two's size, in which fewer long lines are cut by the end of a read (each cut one is
+   * copied aside until its end arrives).
+   */
+  private async readBlocking(
+    handle: ReadHandle,
+    scanner: Scanner,
+    offset: number,
+    entry: Entry,
+  ): Promise<number> {
+    const buf = this.blockingBuffers.pop() ?? Buffer.allocUnsafe(2 * CHUNK_BYTES);
+    let position = offset;
+    try {
+      for (;;) {
+        const { bytesRead } = await handle.read(buf, 0, buf.length, position);
+        if (bytesRead === 0) return position;
+        this.stats.bytesRead += bytesRead;
+        position += bytesRead;
+        const chunk = bytesRead === buf.length ? buf : buf.subarray(0, bytesRead);
+        scanner.feed(chunk);
+        entry.tail = lastBytes(entry.tail, chunk);
+        // A short read: the end is here.
+        if (bytesRead < buf.length) return position;
+      }
+    } finally {
+      this.blockingBuffers.push(buf);
     }
   }
 

@@ -11,7 +11,7 @@ import { discoverLocalFiles } from '../../../../../src/sources/local/discovery.t
 import { openBlocking } from '../../../../../src/sources/local/engine/blockingFile.ts';
 import { ScanCache } from '../../../../../src/sources/local/scanCache.ts';
 import { writeLocalCorpus } from '../../../../support/localCorpus.ts';
-import { assistant, jsonl, prompt, tempDir, usage, writeAt } from '../fixtures.ts';
+import { assistant, jsonl, prompt, tempDir, toolResult, usage, writeAt } from '../fixtures.ts';
 
 describe('blocking reads', () => {
   test('every file of a corpus: the same summaries as promise reads', async () => {
@@ -30,6 +30,38 @@ describe('blocking reads', () => {
       assert.deepEqual(a, b);
       assert.equal(blocking.stats.bytesRead, c.bytes);
       assert.equal(blocking.stats.statusBytes, promised.stats.statusBytes);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  test('a file of several reads, with lines longer than a read: the same as promise reads', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const file = join(dir, 'claude', 'projects', '-p', 'S1.jsonl');
+      const lines: string[] = [];
+      for (let i = 0; i < 3000; i++) {
+        lines.push(
+          jsonl(assistant({ id: `m${i}`, requestId: `r${i}`, usage: usage(i, 1), seconds: i })),
+        );
+        // Tool output of 0.3 to 2.5 MB on one line, now and then.
+        if (i % 700 === 350) {
+          const out = 'x'.repeat(300_000 + i * 1000);
+          lines.push(jsonl(toolResult(`t${i}`, i, false, { toolUseResult: { stdout: out } })));
+        }
+      }
+      await writeAt(file, lines.join(''));
+      const { files } = await discoverLocalFiles({
+        claudeConfigDirs: [join(dir, 'claude')],
+        codexHome: join(dir, 'x'),
+      });
+      assert.ok(files[0]!.size > 6 << 20, 'several reads');
+      const blocking = new ScanCache({ blockingReads: true });
+      const a = await blocking.scanAll(files);
+      const b = await new ScanCache().scanAll(files);
+      assert.deepEqual(a, b);
+      assert.equal(a[0]!.usage.size, 3000);
+      assert.equal(blocking.stats.bytesRead, files[0]!.size);
     } finally {
       await cleanup();
     }
