@@ -95,6 +95,8 @@ const index = new LocalIndex({
     readOnce: true,
   }),
   blockingReads: true,
+  // Nothing is kept for a later refresh, and subagent labels are not read (LocalIndexOptions).
+  oneShot: true,
   ...(args['claude-dir'] ? { claudeConfigDirs: args['claude-dir'] } : {}),
   ...(args['codex-home'] ? { codexHome: args['codex-home'] } : {}),
 });

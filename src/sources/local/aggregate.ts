@@ -100,7 +100,16 @@ export interface RowMemo {
  * aggregate() that remembers each row (RowMemo) and, on the next run, re-aggregates only
  * the groups a change can reach (see the module comment). Same results as aggregate().
  */
+export interface AggregationOptions {
+  /**
+   * Runs once (the usage-report CLI): nothing is remembered for a later run (no rows, key
+   * hashes or last run); a later run would aggregate everything again.
+   */
+  oneShot?: boolean;
+}
+
 export class Aggregation {
+  private readonly oneShot: boolean;
   private readonly memo = new Map<string, RowMemo>();
   private nextGroup = 1;
   /** Rows re-aggregated by the last run (tests, benchmarks). */
@@ -113,6 +122,10 @@ export class Aggregation {
   private ledger: UsageLedger | undefined;
   /** Sorted key hashes of the rows outside the ledger's part (made when first needed). */
   private outside: Uint32Array | undefined;
+
+  constructor(options: AggregationOptions = {}) {
+    this.oneShot = options.oneShot === true;
+  }
 
   /** A row as the last run (or seed) left it. */
   row(path: string): RowMemo | undefined {
@@ -144,6 +157,11 @@ export class Aggregation {
   }
 
   run(input: AggregateInput): LocalSession[] {
+    if (this.oneShot) {
+      const rows = runOnce(input);
+      this.lastRecomputed = rows.length;
+      return rows;
+    }
     const reused = this.runReusing(input);
     if (reused) return reused;
     this.forgetRun();
@@ -468,6 +486,18 @@ export class Aggregation {
       }
     });
   }
+}
+
+/**
+ * What Aggregation.run gives when nothing is remembered (every row aggregated, no ledger):
+ * the same rows, without the key hashes, memos and last run kept for later runs.
+ */
+function runOnce(input: AggregateInput): LocalSession[] {
+  const sessions = buildSessions(input);
+  assignUsage(sessions);
+  addTokens(sessions, input.pricing);
+  for (const s of sessions) finish(s, input);
+  return sortSessions(sessions);
 }
 
 /**

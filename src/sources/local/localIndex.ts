@@ -48,6 +48,12 @@ export interface LocalIndexOptions extends LocalRootsOptions {
   onScanHelperFailure?: (error: Error) => void;
   /** Keep the scan cache on disk, shared with other windows (see persistedIndex.ts). */
   persist?: PersistOptions;
+  /**
+   * Refreshed once, for usage totals (the usage-report CLI): the aggregation keeps nothing
+   * for a later refresh (AggregationOptions.oneShot) and subagent meta files, which only
+   * give rows their labels, are not read (labels fall back to the first prompt).
+   */
+  oneShot?: boolean;
 }
 
 /**
@@ -82,7 +88,7 @@ export class LocalIndex {
   private last: LocalSnapshot | undefined;
   private lastSummaries: readonly FileSummary[] = [];
   /** The rows as last aggregated (only changed groups are aggregated again). */
-  readonly aggregation = new Aggregation();
+  readonly aggregation: Aggregation;
   /** Paths seeded from an index in this refresh (a newer index read after a wait replaces them). */
   private seededRows: string[] = [];
   /** Files a watcher saw written since the last refresh (see noteChanges). */
@@ -105,6 +111,7 @@ export class LocalIndex {
 
   constructor(options: LocalIndexOptions = {}) {
     this.options = options;
+    this.aggregation = new Aggregation({ oneShot: options.oneShot === true });
     this.cache =
       options.cache ??
       new ScanCache(
@@ -220,7 +227,7 @@ export class LocalIndex {
     this.discoveryProblems = discovery.problems;
     const locked = persisted ? await this.useIndex(persisted, discovery.files, first) : false;
     // Subagent metadata is read while the transcripts are scanned (readMetas never throws).
-    const metaReads = this.cache.readMetas(discovery.files);
+    const metaReads = this.options.oneShot ? [] : this.cache.readMetas(discovery.files);
     let summaries: FileSummary[];
     try {
       summaries = await this.cache.scanAll(discovery.files);
