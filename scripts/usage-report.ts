@@ -143,8 +143,10 @@ if (args.json) {
     prices: report.prices,
     problems: { count: report.problems.length, byKind: problemKinds },
   };
-  // An unknown cost is null ("cost unknown"), not a missing key.
-  process.stdout.write(`${JSON.stringify(out, (_k, v: unknown) => v ?? null, 2)}\n`);
+  // An unknown cost is null ("cost unknown"), not a missing key; set in place rather than
+  // by a replacer, which JSON.stringify would call for every value.
+  undefinedToNull(out);
+  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 } else {
   process.stdout.write(table(report));
 }
@@ -160,6 +162,21 @@ if (args.timings) {
 // Done: exit once the output is written, without waiting for the scan's worker threads to
 // wind down and every heap to be torn down one by one (the system frees the memory).
 process.stdout.write('', () => process.exit(0));
+
+/** Replaces every undefined property value in `value`'s objects with null (in place). */
+function undefinedToNull(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) undefinedToNull(item);
+    return;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key in object) {
+    const item = object[key];
+    if (item === undefined) object[key] = null;
+    else undefinedToNull(item);
+  }
+}
 
 function table(r: UsageReport): string {
   const n = (v: number) => v.toLocaleString('en-US');
