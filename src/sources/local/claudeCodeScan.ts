@@ -275,13 +275,7 @@ export class ClaudeCodeScanner extends LineScanner {
 
   private unknownType(type: string | undefined, line: number): void {
     if (type !== undefined && CLAUDE_KNOWN_TYPES.has(type)) return;
-    const name = type ?? '(none)';
-    this.countedProblem(
-      'unknown-type',
-      `Line ${line} has an unknown type "${name}" (kept as activity, not interpreted)`,
-      line,
-      `unknown-type:${name}`,
-    );
+    this.unknownTypeProblem(type, line);
   }
 
   /** The session, its folder and (in a subagent's file) the agent: from the first line with each. */

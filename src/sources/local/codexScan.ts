@@ -151,13 +151,7 @@ export class CodexScanner extends LineScanner {
         return;
       default:
         if (type === undefined || !CODEX_ENVELOPES.has(type)) {
-          const name = type ?? '(none)';
-          this.countedProblem(
-            'unknown-type',
-            `Line ${line} has an unknown type "${name}" (kept as activity, not interpreted)`,
-            line,
-            `unknown-type:${name}`,
-          );
+          this.unknownTypeProblem(type, line);
         }
     }
   }

@@ -652,13 +652,15 @@ type StateJson = Omit<ScannerState, 'base'> & {
   };
 };
 
-function u32(n: number): Buffer {
+/** `n` as 4 little-endian bytes (the index's and the saved rows' lengths). */
+export function u32(n: number): Buffer {
   const b = Buffer.allocUnsafe(4);
   b.writeUInt32LE(n, 0);
   return b;
 }
 
-function bytesOf(a: ArrayBufferView): Buffer {
+/** The bytes of a typed array, not copied. */
+export function bytesOf(a: ArrayBufferView): Buffer {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 }
 

@@ -16,7 +16,7 @@
  */
 import type { LocalSession } from './aggregate.ts';
 import { deriveLocalStatus, type LocalStatus, type StatusThresholds } from './localStatus.ts';
-import { crc32 } from './persistedIndex.ts';
+import { bytesOf, crc32, u32 } from './persistedIndex.ts';
 import type { LocalProblem } from './types.ts';
 
 /** The layout above; bump on any change to it. */
@@ -356,13 +356,3 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const align8 = (n: number) => (n + 7) & ~7;
 const padding = (n: number) => Buffer.alloc(align8(n) - n);
-
-function u32(n: number): Buffer {
-  const b = Buffer.allocUnsafe(4);
-  b.writeUInt32LE(n, 0);
-  return b;
-}
-
-function bytesOf(a: ArrayBufferView): Buffer {
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-}

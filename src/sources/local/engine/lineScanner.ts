@@ -314,6 +314,17 @@ export abstract class LineScanner {
     this.problemList.push({ kind, message, path: this.path, ...(line ? { line } : {}) });
   }
 
+  /** A line of a type this scanner does not know: counted once per type name. */
+  protected unknownTypeProblem(type: string | undefined, line: number): void {
+    const name = type ?? '(none)';
+    this.countedProblem(
+      'unknown-type',
+      `Line ${line} has an unknown type "${name}" (kept as activity, not interpreted)`,
+      line,
+      `unknown-type:${name}`,
+    );
+  }
+
   /** A problem reported once per file (per `key`), counting its occurrences. */
   protected countedProblem(kind: string, message: string, line: number, key = kind): void {
     const c = this.counted.get(key);
