@@ -74,6 +74,34 @@ async function scanned(w: World): Promise<SessionSummary[]> {
   return (await fresh.refresh()).sessions.map((s) => s.summary);
 }
 
+/**
+ * A session store on the world's local connection (a LocalSource on its saved index), as
+ * the extension builds it, with the "started waiting" notices it raised.
+ */
+function storeOnSavedRows(w: World): {
+  store: SessionStore;
+  notices: string[][];
+  source: () => LocalSource;
+} {
+  let source: LocalSource | undefined;
+  const log: Logger = { trace: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+  const store = new SessionStore({
+    createSource: (config) =>
+      (source = new LocalSource({
+        config,
+        claudeConfigDirs: [w.corpus.claudeDir],
+        codexHome: w.corpus.codexDir,
+        persist: { dir: w.store, version: '1.0.0' },
+      })),
+    log,
+    pageSize: () => 100,
+  });
+  const notices: string[][] = [];
+  store.onDidStartWaiting((sessions) => notices.push(sessions.map((s) => s.id)));
+  store.setConnections([CONFIG]);
+  return { store, notices, source: () => source! };
+}
+
 /** A Claude Code session of the corpus, with an unanswered question appended (waiting now). */
 async function askUser(path: string, id: string): Promise<void> {
   const question = assistant({
@@ -349,29 +377,14 @@ describe('saved rows', () => {
         assert.ok(first && second);
         // Waiting since the save: the saved rows do not show it, the check does.
         await askUser(first.path, 'q1');
-        let source: LocalSource | undefined;
-        const log: Logger = { trace: () => {}, info: () => {}, warn: () => {}, error: () => {} };
-        const store = new SessionStore({
-          createSource: (config) =>
-            (source = new LocalSource({
-              config,
-              claudeConfigDirs: [w.corpus.claudeDir],
-              codexHome: w.corpus.codexDir,
-              persist: { dir: w.store, version: '1.0.0' },
-            })),
-          log,
-          pageSize: () => 100,
-        });
-        const notices: string[][] = [];
-        store.onDidStartWaiting((sessions) => notices.push(sessions.map((s) => s.id)));
-        store.setConnections([CONFIG]);
+        const { store, notices, source: sourceOf } = storeOnSavedRows(w);
         await store.refresh(CONFIG.id);
         const state = store.state(CONFIG.id)!;
         assert.equal(state.provisional, true, 'the saved rows are shown');
         assert.ok(!store.waiting().some((s) => s.id === first.path));
         // As LiveLocalSessions does: list again when the check ends.
         await new Promise<void>((resolve) =>
-          source!.onDidUpdate(() => void store.refreshAfterCurrent(CONFIG.id).then(resolve)),
+          sourceOf().onDidUpdate(() => void store.refreshAfterCurrent(CONFIG.id).then(resolve)),
         );
         assert.equal(state.provisional, false);
         assert.ok(
@@ -381,11 +394,11 @@ describe('saved rows', () => {
         assert.deepEqual(notices, [], 'a first load raises no notice');
         // From then on a session that starts waiting is told.
         await askUser(second.path, 'q2');
-        source!.noteChanges([second.path], 'changed');
+        sourceOf().noteChanges([second.path], 'changed');
         await store.refresh(CONFIG.id);
         assert.deepEqual(notices, [[second.path]]);
         store.dispose();
-        await source!.dispose();
+        await sourceOf().dispose();
       });
     },
   );
@@ -396,22 +409,7 @@ describe('saved rows', () => {
         (f) => f.harness === 'claude-code' && f.role === 'session',
       )!;
       await askUser(first.path, 'q1');
-      const log: Logger = { trace: () => {}, info: () => {}, warn: () => {}, error: () => {} };
-      let source: LocalSource | undefined;
-      const store = new SessionStore({
-        createSource: (config) =>
-          (source = new LocalSource({
-            config,
-            claudeConfigDirs: [w.corpus.claudeDir],
-            codexHome: w.corpus.codexDir,
-            persist: { dir: w.store, version: '1.0.0' },
-          })),
-        log,
-        pageSize: () => 100,
-      });
-      const notices: string[][] = [];
-      store.onDidStartWaiting((sessions) => notices.push(sessions.map((s) => s.id)));
-      store.setConnections([CONFIG]);
+      const { store, notices, source: sourceOf } = storeOnSavedRows(w);
       await store.refresh(CONFIG.id);
       assert.equal(store.state(CONFIG.id)!.provisional, true);
       await store.refreshWaiting(CONFIG.id);
@@ -419,7 +417,7 @@ describe('saved rows', () => {
       assert.ok(store.waiting().some((s) => s.id === first.path));
       assert.deepEqual(notices, []);
       store.dispose();
-      await source!.dispose();
+      await sourceOf().dispose();
     });
   });
 });
