@@ -117,9 +117,25 @@ export function mergeCollections(key: string, current: unknown, old: unknown): u
   return undefined;
 }
 
+/** The connections (id and URL) in the user settings under `section`: tokens are only theirs. */
+function userConnections(section: string): { id: string; url: string }[] {
+  const connections = vscode.workspace
+    .getConfiguration(section)
+    .inspect<unknown[]>('connections')?.globalValue;
+  const found: { id: string; url: string }[] = [];
+  for (const entry of Array.isArray(connections) ? connections : []) {
+    const { id, url } = (entry ?? {}) as { id?: unknown; url?: unknown };
+    if (typeof id === 'string' && typeof url === 'string' && URL.canParse(url)) {
+      found.push({ id, url });
+    }
+  }
+  return found;
+}
+
 /**
- * Moves the old settings and tokens. Tokens are found through the (migrated) connections,
- * since SecretStorage cannot list its keys in the VS Code versions we support.
+ * Moves the old settings and tokens. Tokens are found through the connections of the user
+ * settings, old and new, since SecretStorage cannot list its keys in the VS Code versions
+ * we support.
  */
 export async function migrateLegacyState(deps: {
   secrets: vscode.SecretStorage;
@@ -136,6 +152,9 @@ export async function migrateLegacyState(deps: {
     movedTokenConnections: [],
     dropped: [],
   };
+  // Read before the move: right after a settings write, the configuration this host sees
+  // may still be the one before it (seen under load), so the moved list can lag.
+  const legacyConnections = userConnections(LEGACY_SECTION);
   for (const scope of scopes()) {
     for (const key of LEGACY_SETTINGS) {
       try {
@@ -148,13 +167,11 @@ export async function migrateLegacyState(deps: {
   // Settings are checked at every start (cheap, and Settings Sync may bring old ones back
   // from a machine with an older version); secret storage only until it has been done once.
   if (memory.get(TOKENS_MOVED_KEY) === true && !report.settings.length) return report;
-  const connections = vscode.workspace
-    .getConfiguration(SECTION)
-    .inspect<unknown[]>('connections')?.globalValue;
-  for (const entry of Array.isArray(connections) ? connections : []) {
-    const { id, url } = (entry ?? {}) as { id?: unknown; url?: unknown };
-    if (typeof id !== 'string' || typeof url !== 'string' || !URL.canParse(url)) continue;
+  const seen = new Set<string>();
+  for (const { id, url } of [...legacyConnections, ...userConnections(SECTION)]) {
     const oldKey = legacyTokenKey(id, url);
+    if (seen.has(oldKey)) continue;
+    seen.add(oldKey);
     const token = await secrets.get(oldKey);
     if (token === undefined) continue;
     const newKey = newTokenKey(id, url);
