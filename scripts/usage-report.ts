@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { LocalIndex } from '../src/sources/local/localIndex.ts';
 import { ScanCache } from '../src/sources/local/scanCache.ts';
+import { idleCoresNow } from '../src/sources/local/engine/parallelScan.ts';
 import { useScanProcessFlags } from '../src/sources/local/engine/v8Flags.ts';
 import {
   localDay,
@@ -88,7 +89,14 @@ const index = new LocalIndex({
     ...(helpers === 'none'
       ? { workers: 0 }
       : helpers === 'threads'
-        ? { helpers, parallelMinBytes: HELPER_MIN_BYTES, lateWorkers: true }
+        ? // Idle cores counted when the helpers start, not over the last minute (see
+          // idleCoresNow).
+          {
+            helpers,
+            parallelMinBytes: HELPER_MIN_BYTES,
+            lateWorkers: true,
+            idleCores: idleCoresNow,
+          }
         : { helpers }),
     blockingReads: true,
     status: false,

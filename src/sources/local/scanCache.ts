@@ -67,6 +67,11 @@ export interface ScanCacheOptions {
   onHelperFailure?: (error: Error) => void;
   /** Helpers besides this thread (default: see workerCount). */
   workers?: number;
+  /**
+   * Cores other work leaves idle, asked when helper threads are counted (default: the
+   * cores less the one-minute load average; see workerCount and idleCoresNow).
+   */
+  idleCores?: () => number;
   /** Bytes of unknown files below which no worker is started (default PARALLEL_MIN_BYTES). */
   parallelMinBytes?: number;
   /**
@@ -305,7 +310,10 @@ export class ScanCache {
   }
 
   private workers(): number {
-    return this.options.workers ?? workerCount(this.options.helpers);
+    return (
+      this.options.workers ??
+      workerCount(this.options.helpers, undefined, this.options.idleCores?.())
+    );
   }
 
   private newWorker(script: string | URL): ScanWorker {

@@ -13,6 +13,7 @@
  * file's first append, a scanner that continues from the file's end.
  */
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -105,6 +106,29 @@ export function workerCount(
 ): number {
   if (helpers === 'processes') return Math.max(0, Math.min(3, cores));
   return Math.max(0, Math.min(3, cores - 1, Math.round(idle)));
+}
+
+/**
+ * Cores other work leaves idle at this moment: the cores less the threads Linux counts
+ * as runnable now (the fourth field of /proc/loadavg, this thread included). For a scan
+ * that starts right after another (a previous run of the usage-report CLI, another
+ * tool), the one-minute load average still counts that work for a minute and says no
+ * core is idle. Elsewhere, or unreadable: the cores less the load average.
+ */
+export function idleCoresNow(cores = availableParallelism()): number {
+  let text = '';
+  try {
+    text = readFileSync('/proc/loadavg', 'latin1');
+  } catch {
+    // Not Linux: the load average below.
+  }
+  return idleCoresFrom(text, cores) ?? cores - loadavg()[0]!;
+}
+
+/** Idle cores from the text of /proc/loadavg (see idleCoresNow); undefined if not such. */
+export function idleCoresFrom(procLoadavg: string, cores: number): number | undefined {
+  const runnable = /^\S+ \S+ \S+ (\d+)\//.exec(procLoadavg)?.[1];
+  return runnable === undefined ? undefined : cores - Math.max(0, Number(runnable) - 1);
 }
 
 /** Files still to scan, largest first, taken by every thread until none is left. */

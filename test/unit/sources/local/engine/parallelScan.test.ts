@@ -16,6 +16,7 @@ import {
 } from '../../../../../src/sources/local/discovery.ts';
 import { packUsage, unpackUsage } from '../../../../../src/sources/local/engine/packedUsage.ts';
 import {
+  idleCoresFrom,
   splitForThreads,
   workerCount,
   type ToWorker,
@@ -444,6 +445,14 @@ describe('parallel cold scan', () => {
     assert.equal(workerCount('threads', 8, 1.4), 1);
     assert.equal(workerCount('threads', 1, 1), 0, 'one core: none');
     assert.equal(workerCount('processes', 2, 0), 2, 'processes keep the host thread free');
+  });
+
+  test('idle cores now: the cores less the runnable threads other than this one', () => {
+    assert.equal(idleCoresFrom('1.71 3.01 3.04 1/92 19291\n', 2), 2, 'only this thread runs');
+    assert.equal(idleCoresFrom('0.10 0.20 0.30 2/92 19291\n', 2), 1, 'one other thread');
+    assert.equal(idleCoresFrom('3.90 3.01 3.04 4/300 1\n', 2), -1, 'more than the cores');
+    assert.equal(idleCoresFrom('', 2), undefined, 'not Linux: left to the load average');
+    assert.equal(workerCount('threads', 2, idleCoresFrom('1.90 1.8 1.7 1/92 5', 2)), 1);
   });
 
   test("a worker's batches shrink towards the end of the queue", () => {
