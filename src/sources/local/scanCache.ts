@@ -261,7 +261,12 @@ export class ScanCache {
     }
     const threads = this.options.helpers !== 'processes';
     const help = this.options.helpWorkers ?? threads;
-    const { here, queue } = splitForThreads(cold, Date.now(), threads);
+    const { here, queue } = splitForThreads(
+      cold,
+      Date.now(),
+      threads,
+      this.options.readOnce !== true,
+    );
     const started = this.takeStartedWorkers();
     while (started.length < workers) started.push(this.newWorker(script));
     const peaks = started.map(() => 0);

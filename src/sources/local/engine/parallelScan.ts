@@ -187,10 +187,15 @@ export function splitForThreads(
    * only the recently written files, and the queue starts with all the small ones.
    */
   scansQueue = true,
+  /**
+   * False for files read once (the usage-report CLI): no later append continues from a
+   * state, so recent files go to the queue like the others rather than all to this thread.
+   */
+  keepRecent = true,
 ): { here: DiscoveredFile[]; queue: ScanQueue } {
   let largest: DiscoveredFile | undefined;
   if (scansQueue) for (const f of files) if (!largest || f.size > largest.size) largest = f;
-  const kept = files.filter((f) => f === largest || now - f.mtimeMs < RECENT_MS);
+  const kept = files.filter((f) => f === largest || (keepRecent && now - f.mtimeMs < RECENT_MS));
   const rest = files.filter((f) => !kept.includes(f));
   const smallest = smallestOfEachHarness(rest);
   const firstHere = scansQueue ? smallest.map((l) => l[0]!) : [];

@@ -370,6 +370,11 @@ describe('parallel cold scan', () => {
       here.map((f) => f.path),
       ['big', 'live'],
     );
+    assert.deepEqual(
+      splitForThreads(files, now, true, false).here.map((f) => f.path),
+      ['big'],
+      'files read once: a recent file waits in the queue too',
+    );
     // The rest, largest first: one file at a time for this thread, batches for workers.
     assert.equal(queue.take()!.path, 'b');
     assert.deepEqual(
