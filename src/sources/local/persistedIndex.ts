@@ -15,9 +15,9 @@
  * not used, logged once, and written anew after the next scan.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 // node:crypto and node:zlib are loaded where they are used: the usage-report CLI, which
 // never persists, would otherwise load them at start-up (about 20 ms).
 import type { crc32 as ZlibCrc32 } from 'node:zlib';
@@ -420,13 +420,11 @@ export class PersistedIndex {
     await this.removeOrphans();
     const maxBytes = this.options.maxBytes ?? DEFAULT_MAX_INDEX_BYTES;
     const ordered = [...files].sort((a, b) => b.mtimeMs - a.mtimeMs);
-    const { randomUUID } = process.getBuiltinModule('node:crypto');
-    const tmp = `${this.file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-    const handle = await open(tmp, 'wx');
-    let renamed = false;
-    try {
+    let written = 0;
+    let evicted = 0;
+    let position = HEADER_BYTES;
+    await replaceFile(this.file, async (handle) => {
       // Bodies first, as they are encoded; the heads (summaries, rows) after them, last.
-      let position = HEADER_BYTES;
       let group: Buffer[] = [];
       let groupBytes = 0;
       const flush = async () => {
@@ -439,8 +437,6 @@ export class PersistedIndex {
       };
       const heads: Buffer[] = [];
       let headBytes = 0;
-      let written = 0;
-      let evicted = 0;
       for (const f of ordered) {
         const body = encodeBody(f);
         if (!body) continue;
@@ -483,22 +479,12 @@ export class PersistedIndex {
       head.writeUInt32LE(header.length, 12);
       header.copy(head, 16);
       await handle.write(head, 0, HEADER_BYTES, 0);
-      await handle.sync();
-      await handle.close();
-      await renameOver(tmp, this.file);
-      renamed = true;
-      await syncFolder(this.options.dir);
-      this.known = fileKey(await stat(this.file));
-      this.stats.saves++;
-      this.stats.savedEntries = written;
-      this.stats.savedBytes = position;
-      this.stats.evicted = evicted;
-    } finally {
-      if (!renamed) {
-        await handle.close().catch(() => undefined);
-        await unlink(tmp).catch(() => undefined);
-      }
-    }
+    });
+    this.known = fileKey(await stat(this.file));
+    this.stats.saves++;
+    this.stats.savedEntries = written;
+    this.stats.savedBytes = position;
+    this.stats.evicted = evicted;
   }
 
   /**
@@ -532,6 +518,35 @@ export class PersistedIndex {
       if (old || (pid !== process.pid && !processAlive(pid))) {
         await unlink(path).catch(() => undefined);
       }
+    }
+  }
+}
+
+/**
+ * Replaces `file` with what `write` puts into a new temporary file beside it, named
+ * `<file>.<pid>.<random>.tmp` (what removeOrphans looks for): flushed to disk, renamed
+ * over `file`, then the folder flushed. A reader sees the old file or the new one; on a
+ * failure the temporary file is removed and the error thrown.
+ */
+export async function replaceFile(
+  file: string,
+  write: (handle: FileHandle) => Promise<void>,
+): Promise<void> {
+  const { randomUUID } = process.getBuiltinModule('node:crypto');
+  const tmp = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+  const handle = await open(tmp, 'wx');
+  let renamed = false;
+  try {
+    await write(handle);
+    await handle.sync();
+    await handle.close();
+    await renameOver(tmp, file);
+    renamed = true;
+    await syncFolder(dirname(file));
+  } finally {
+    if (!renamed) {
+      await handle.close().catch(() => undefined);
+      await unlink(tmp).catch(() => undefined);
     }
   }
 }

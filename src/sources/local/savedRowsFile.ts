@@ -9,7 +9,7 @@ import { mkdir, open, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { LocalSession } from './aggregate.ts';
 import type { StatusThresholds } from './localStatus.ts';
-import { renameOver, syncFolder } from './persistedIndex.ts';
+import { replaceFile } from './persistedIndex.ts';
 import { decodeSavedRows, encodeSavedRows, RowsProblem } from './savedRows.ts';
 import { ShownRows } from './savedRowsView.ts';
 import type { LocalProblem } from './types.ts';
@@ -70,7 +70,6 @@ export class SavedRowsFile {
     problems: readonly LocalProblem[],
     now: number,
   ): Promise<void> {
-    const tmp = `${this.file}.${process.pid}.${Math.random().toString(16).slice(2, 10)}.tmp`;
     try {
       const bytes = await encodeSavedRows(sessions, problems, this.config, this.thresholds, now);
       if (bytes.length > MAX_ROWS_BYTES) {
@@ -78,17 +77,10 @@ export class SavedRowsFile {
         return;
       }
       await mkdir(this.dir, { recursive: true });
-      const handle = await open(tmp, 'wx');
-      try {
+      await replaceFile(this.file, async (handle) => {
         await handle.write(bytes, 0, bytes.length, 0);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await renameOver(tmp, this.file);
-      await syncFolder(this.dir);
+      });
     } catch (error) {
-      await unlink(tmp).catch(() => undefined);
       this.logOnce(
         `Local transcripts: the saved rows could not be written to ${this.file} ` +
           `(${error instanceof Error ? error.message : String(error)}).`,
