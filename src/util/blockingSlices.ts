@@ -6,6 +6,8 @@
  * switches to promise calls, so a slow disk never holds the thread for long.
  */
 
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
 /** A slice ends after this long. */
 const SLICE_MS = 4;
 /** Slow calls in a row (one may just have lost the CPU) that make the rest promise calls. */
@@ -20,7 +22,7 @@ export class BlockingSlices {
   /** Waits for a turn of the event loop once the current slice has run its time. */
   async pause(): Promise<void> {
     if (performance.now() - this.sliceStart < SLICE_MS) return;
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     this.sliceStart = performance.now();
   }
 

@@ -14,6 +14,7 @@
  * status indexes (one per age band, see bandsOf), u32 × strings string ends; u8 × n
  * quality flags; the strings, UTF-8, one after the other ('j': JSON text).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { LocalSession } from './aggregate.ts';
 import { deriveLocalStatus, type LocalStatus, type StatusThresholds } from './localStatus.ts';
 import { bytesOf, crc32, u32 } from './persistedIndex.ts';
@@ -64,6 +65,13 @@ export function bandsOf(t: StatusThresholds): number[] {
   return [0, ...[t.activeMs, t.idleMs, t.waitingMaxMs].sort((a, b) => a - b)];
 }
 
+/** The band (index in `bands`, from bandsOf) of a last write `age` ms old. */
+export function bandOf(bands: readonly number[], age: number): number {
+  let band = 0;
+  while (band < 3 && Math.max(0, age) >= bands[band + 1]!) band++;
+  return band;
+}
+
 /**
  * The rows file's bytes for `sessions` (sorted as shown) and `problems`, at `now`; the
  * host's thread is free between the steps (at 11,000 rows each takes tens of ms).
@@ -79,11 +87,11 @@ export async function encodeSavedRows(
   const strings = new Interned();
   const statuses: LocalStatus[] = [];
   const keys = keysOf(sessions);
-  await turn();
+  await nextTurn();
   const numbers = keys.filter(([, kind]) => kind === 'n');
   const texts = keys.filter(([, kind]) => kind !== 'n');
   const { f64, u32s } = columnsOf(sessions, numbers, texts, strings);
-  await turn();
+  await nextTurn();
   const lastWrite = new Float64Array(n);
   const activity = new Float64Array(n);
   const quality = new Uint8Array(n);
@@ -95,7 +103,7 @@ export async function encodeSavedRows(
   }
   f64.push(lastWrite, activity);
   u32s.push(statusIndexes(sessions, thresholds, now, statuses));
-  await turn();
+  await nextTurn();
   const stringEnds = new Uint32Array(strings.list.length);
   let end = 0;
   strings.list.forEach((text, i) => (stringEnds[i] = end += Buffer.byteLength(text)));
@@ -222,9 +230,7 @@ function statusIndexes(
   const known = new Map<string, number>();
   for (let i = 0; i < sessions.length; i++) {
     const s = sessions[i]!;
-    const age = Math.max(0, now - s.lastWriteMs);
-    let from = 0;
-    while (from < 3 && age >= bands[from + 1]!) from++;
+    const from = bandOf(bands, now - s.lastWriteMs);
     for (let b = from; b < 4; b++) {
       const derived = deriveLocalStatus(
         {
@@ -349,9 +355,6 @@ export function parseJson(text: string): unknown {
     throw new RowsProblem('bad JSON');
   }
 }
-
-/** A turn of the event loop. */
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const align8 = (n: number) => (n + 7) & ~7;

@@ -7,7 +7,7 @@
 import type { DerivedStatus } from '../../domain/derivedStatus.ts';
 import type { SessionSummary } from '../../domain/session.ts';
 import type { StatusThresholds } from './localStatus.ts';
-import { bandsOf, NONE, parseJson, RowsProblem, type SavedColumns } from './savedRows.ts';
+import { bandOf, bandsOf, NONE, parseJson, RowsProblem, type SavedColumns } from './savedRows.ts';
 import type { LocalProblem } from './types.ts';
 
 /** What a listing's filters look at (see passesFilters in localSource.ts). */
@@ -37,10 +37,7 @@ export class ShownRows {
     const bands = bandsOf(thresholds);
     this.shownStatus = new Uint32Array(c.rows);
     for (let i = 0; i < c.rows; i++) {
-      const age = Math.max(0, now - c.lastWrite[i]!);
-      let band = 0;
-      while (band < 3 && age >= bands[band + 1]!) band++;
-      const status = c.status[4 * i + band]!;
+      const status = c.status[4 * i + bandOf(bands, now - c.lastWrite[i]!)]!;
       if (status >= c.statuses.length) throw new RowsProblem('bad status index');
       this.shownStatus[i] = status;
     }
