@@ -6,9 +6,8 @@
  * (else ~/.config/claude and ~/.claude) and CODEX_HOME (else ~/.codex). `--timings` adds
  * how long the scan and the output took, on stderr. `--helpers processes` scans in helper
  * processes, as the extension does, `--helpers none` on this thread alone (default: worker
- * threads of this process, for more than HELPER_MIN_BYTES to read and on cores the load
- * average leaves idle). The
- * ccusage benchmark runs this as a fresh process.
+ * threads of this process, for more than HELPER_MIN_BYTES to read and on cores idle when
+ * they start, see idleCoresNow). The ccusage benchmark runs this as a fresh process.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

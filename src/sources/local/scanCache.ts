@@ -700,14 +700,11 @@ export class ScanCache {
       for (;;) {
         const { bytesRead } = await reading;
         if (bytesRead === 0) return position;
-        this.stats.bytesRead += bytesRead;
         position += bytesRead;
         // Only read ahead after a full chunk: a short read means the end is here.
         if (bytesRead === current.length) reading = handle.read(spare, 0, spare.length, position);
         else reading = Promise.resolve({ bytesRead: 0, buffer: spare });
-        const chunk = bytesRead === current.length ? current : current.subarray(0, bytesRead);
-        scanner.feed(chunk);
-        entry.tail = lastBytes(entry.tail, chunk);
+        this.feedRead(scanner, entry, current, bytesRead);
         [current, spare] = [spare, current];
       }
     } finally {
@@ -734,17 +731,22 @@ export class ScanCache {
       for (;;) {
         const { bytesRead } = await handle.read(buf, 0, buf.length, position);
         if (bytesRead === 0) return position;
-        this.stats.bytesRead += bytesRead;
         position += bytesRead;
-        const chunk = bytesRead === buf.length ? buf : buf.subarray(0, bytesRead);
-        scanner.feed(chunk);
-        entry.tail = lastBytes(entry.tail, chunk);
+        this.feedRead(scanner, entry, buf, bytesRead);
         // A short read: the end is here.
         if (bytesRead < buf.length) return position;
       }
     } finally {
       this.blockingBuffers.push(buf);
     }
+  }
+
+  /** The first `bytesRead` bytes of `buf`, just read: counted, scanned, their end kept as the tail. */
+  private feedRead(scanner: Scanner, entry: Entry, buf: Buffer, bytesRead: number): void {
+    this.stats.bytesRead += bytesRead;
+    const chunk = bytesRead === buf.length ? buf : buf.subarray(0, bytesRead);
+    scanner.feed(chunk);
+    entry.tail = lastBytes(entry.tail, chunk);
   }
 
   /** readMeta's result when it is cached for this size and mtime (no promise). */
