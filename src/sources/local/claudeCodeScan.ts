@@ -124,8 +124,6 @@ export class ClaudeCodeScanner extends LineScanner {
   private reset = { end: 0, lines: 0, skipped: false };
   /** False after skipStatus: the deferred status work is never done. */
   private statusWanted = true;
-  /** After skipStatus on a read from the start: lines are read for usageEntry only. */
-  private usageOnly = false;
   private last: LastEntryFacts = { kind: 'none', pendingTools: [] };
   private substantive = false;
   private readonly inner = new Fields();
@@ -332,7 +330,8 @@ export class ClaudeCodeScanner extends LineScanner {
   override skipStatus(): void {
     this.deferStatus();
     this.statusWanted = false;
-    if (this.bytes === 0) this.usageOnly = true;
+    // Lines are then read for usageEntry only.
+    super.skipStatus();
   }
 
   /**

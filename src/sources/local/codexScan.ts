@@ -84,8 +84,6 @@ export class CodexScanner extends LineScanner {
   private readonly pendingCalls = new Map<string, { name: string; escalation: boolean }>();
   private last: LastEntryFacts = { kind: 'none', pendingTools: [] };
   private substantive = false;
-  /** A count of usage only (skipStatus): the status facts are not kept. */
-  private usageOnly = false;
   private readonly inner = new Fields();
   private readonly info = new Fields();
   private readonly total = new Fields();
@@ -107,11 +105,6 @@ export class CodexScanner extends LineScanner {
     super(path);
     this.sessionId = sessionId;
     this.nested = { key: 'payload', out: this.inner, counts: this.totalCounts };
-  }
-
-  /** Before a read from the start, for a count of usage only (see LineScanner.skipStatus). */
-  override skipStatus(): void {
-    if (this.bytes === 0) this.usageOnly = true;
   }
 
   /**

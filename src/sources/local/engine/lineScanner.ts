@@ -84,6 +84,8 @@ export abstract class LineScanner {
   bytes = 0;
   /** The file offset just past the physical line being read (its newline included). */
   protected lineEnd = 0;
+  /** Read from the start for a count of usage only (skipStatus): the scanner reads less. */
+  protected usageOnly = false;
   private pending: Buffer | undefined;
   /** The pooled buffer `pending` is a view of, if any (see takeStore). */
   private store: Buffer | undefined;
@@ -120,7 +122,9 @@ export abstract class LineScanner {
    * CLI): the status work deferStatus leaves to a second pass is never done. The status
    * facts of the summary are then incomplete; its usage, models and titles are not.
    */
-  skipStatus(): void {}
+  skipStatus(): void {
+    if (this.bytes === 0) this.usageOnly = true;
+  }
 
   /** After such a read: the second pass to make, if any (see ClaudeCodeScanner). */
   statusReplay(): StatusReplay | undefined {
