@@ -65,9 +65,16 @@ export interface AggregateInput {
   thresholds: StatusThresholds;
 }
 
-/** Sessions sorted by last activity (newest first), then id (one aggregation, nothing kept). */
+/**
+ * Sessions sorted by last activity (newest first), then id: every row aggregated, none of
+ * the key hashes, memos or last run an Aggregation keeps for later runs.
+ */
 export function aggregate(input: AggregateInput): LocalSession[] {
-  return new Aggregation().run(input);
+  const sessions = buildSessions(input);
+  assignUsage(sessions);
+  addTokens(sessions, input.pricing);
+  for (const s of sessions) finish(s, input);
+  return sortSessions(sessions);
 }
 
 /** A row's token sums and cost (undefined: a model without a price). */
@@ -96,18 +103,18 @@ export interface RowMemo {
   records?: UsageRecord[];
 }
 
-/**
- * aggregate() that remembers each row (RowMemo) and, on the next run, re-aggregates only
- * the groups a change can reach (see the module comment). Same results as aggregate().
- */
 export interface AggregationOptions {
   /**
-   * Runs once (the usage-report CLI): nothing is remembered for a later run (no rows, key
-   * hashes or last run); a later run would aggregate everything again.
+   * Runs once (the usage-report CLI): each run is aggregate(), nothing is remembered for a
+   * later run (no rows, key hashes or last run).
    */
   oneShot?: boolean;
 }
 
+/**
+ * aggregate() that remembers each row (RowMemo) and, on the next run, re-aggregates only
+ * the groups a change can reach (see the module comment). Same results as aggregate().
+ */
 export class Aggregation {
   private readonly oneShot: boolean;
   private readonly memo = new Map<string, RowMemo>();
@@ -158,7 +165,7 @@ export class Aggregation {
 
   run(input: AggregateInput): LocalSession[] {
     if (this.oneShot) {
-      const rows = runOnce(input);
+      const rows = aggregate(input);
       this.lastRecomputed = rows.length;
       return rows;
     }
@@ -486,18 +493,6 @@ export class Aggregation {
       }
     });
   }
-}
-
-/**
- * What Aggregation.run gives when nothing is remembered (every row aggregated, no ledger):
- * the same rows, without the key hashes, memos and last run kept for later runs.
- */
-function runOnce(input: AggregateInput): LocalSession[] {
-  const sessions = buildSessions(input);
-  assignUsage(sessions);
-  addTokens(sessions, input.pricing);
-  for (const s of sessions) finish(s, input);
-  return sortSessions(sessions);
 }
 
 /**
