@@ -1,6 +1,6 @@
 /** Search over normalized entries, shared by file and in-memory transcripts. */
 import type { SearchOptions, SearchResult, TranscriptEntry } from './model.ts';
-import { lowerBound } from '../../util/sortedSearch.ts';
+import { lowerBound, upperBound } from '../../util/sortedSearch.ts';
 
 /** The texts a user sees for an entry (what a search should find). */
 export function entryTexts(entry: TranscriptEntry): string[] {
@@ -59,16 +59,4 @@ export function pickMatch(
   }
   if (position < 0) return { index: null, ordinal: 0, total, complete };
   return { index: sorted[position]!, ordinal: position + 1, total, complete };
-}
-
-/** First position with sorted[p] > value. */
-function upperBound(sorted: readonly number[], value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! <= value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

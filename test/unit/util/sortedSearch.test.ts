@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { lowerBound, sortedHas } from '../../../src/util/sortedSearch.ts';
+import { lowerBound, sortedHas, upperBound } from '../../../src/util/sortedSearch.ts';
 
-test('lowerBound and sortedHas agree with a linear search, duplicates and ends included', () => {
+test('lowerBound, upperBound and sortedHas agree with a linear search, duplicates and ends included', () => {
   let seed = 7;
   const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   for (let round = 0; round < 200; round++) {
@@ -15,6 +15,8 @@ test('lowerBound and sortedHas agree with a linear search, duplicates and ends i
       assert.equal(lowerBound(sorted, value), expected === -1 ? sorted.length : expected);
       assert.equal(lowerBound(typed, value), lowerBound(sorted, value));
       assert.equal(sortedHas(typed, value), sorted.includes(value));
+      const above = sorted.findIndex((x) => x > value);
+      assert.equal(upperBound(typed, value), above === -1 ? sorted.length : above);
     }
   }
 });
