@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { appendFile } from 'node:fs/promises';
 import { describe, test } from 'node:test';
-import { LocalIndex, type LocalSnapshot } from '../../../../src/sources/local/localIndex.ts';
-import { buildUsageReport, utcDay } from '../../../../src/sources/local/usageReport.ts';
+import { LocalIndex } from '../../../../src/sources/local/localIndex.ts';
 import { writeLocalCorpus, type LocalCorpus } from '../../../support/localCorpus.ts';
 import { tempDir } from './fixtures.ts';
+import { shown } from './shownRows.ts';
 
 const NOW = Date.parse('2026-06-05T00:00:00.000Z');
 
@@ -20,18 +20,6 @@ function index(corpus: LocalCorpus, oneShot: boolean): LocalIndex {
     now: () => NOW,
     ...(oneShot ? { oneShot } : {}),
   });
-}
-
-/** The report, and every row but its label (a subagent's comes from its meta file). */
-function shown(snapshot: LocalSnapshot, from: LocalIndex): unknown {
-  return {
-    report: buildUsageReport(snapshot, from.pricing, { dayOf: utcDay }),
-    rows: snapshot.sessions.map((s) => {
-      const summary: Partial<typeof s.summary> = { ...s.summary };
-      delete summary.label;
-      return { summary, records: s.records, project: s.project, children: s.children };
-    }),
-  };
 }
 
 describe('one-shot index (usage-report CLI)', () => {
