@@ -51,7 +51,8 @@ export interface LocalIndexOptions extends LocalRootsOptions {
   /**
    * Refreshed once, for usage totals (the usage-report CLI): the aggregation keeps nothing
    * for a later refresh (AggregationOptions.oneShot) and subagent meta files, which only
-   * give rows their labels, are not read (labels fall back to the first prompt).
+   * give rows their labels, are not read. (Rows are not what the CLI shows: with its
+   * usage-only reads, a Claude Code row's label is the fallback from its session id.)
    */
   oneShot?: boolean;
 }

@@ -119,8 +119,9 @@ export abstract class LineScanner {
 
   /**
    * Before a read from the start of the file, for a count of usage only (the usage-report
-   * CLI): the status work deferStatus leaves to a second pass is never done. The status
-   * facts of the summary are then incomplete; its usage, models and titles are not.
+   * CLI): the status work deferStatus leaves to a second pass is never done. The summary's
+   * usage and models are complete; its status facts are not, nor (for a format scanner
+   * that reads only usage lines, as Claude Code's does) its titles and branch.
    */
   skipStatus(): void {
     if (this.bytes === 0) this.usageOnly = true;
