@@ -10,7 +10,7 @@
  * they start, see idleCoresNow). The ccusage benchmark runs this as a fresh process.
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LocalIndex } from '../src/sources/local/localIndex.ts';
 import { ScanCache } from '../src/sources/local/scanCache.ts';
@@ -23,6 +23,7 @@ import {
   type UsageReport,
   type UsageTotals,
 } from '../src/sources/local/usageReport.ts';
+import type { RootReport } from '../src/sources/local/discovery.ts';
 
 const USAGE =
   'usage: node scripts/usage-report.ts [--json] [--utc] [--timings] [--helpers threads|processes|none] [--claude-dir DIR]... [--codex-home DIR]';
@@ -62,12 +63,13 @@ if (helpers !== 'threads' && helpers !== 'processes' && helpers !== 'none') {
 
 /**
  * The scan worker for cold scans in parallel: dist/scanWorker.cjs next to the bundled CLI
- * (dist/cli/usage-report.mjs); unbundled, the TypeScript source.
+ * (dist/cli/usage-report.cjs, where esbuild.mjs defines import.meta.filename and dirname);
+ * unbundled, the TypeScript source.
  */
 function scanWorker(): string {
-  const bundled = fileURLToPath(new URL('../scanWorker.cjs', import.meta.url));
-  if (import.meta.url.endsWith('.mjs') && existsSync(bundled)) return bundled;
-  return fileURLToPath(new URL('../src/sources/local/engine/scanWorker.ts', import.meta.url));
+  const bundled = join(import.meta.dirname, '../scanWorker.cjs');
+  if (import.meta.filename.endsWith('.cjs') && existsSync(bundled)) return bundled;
+  return join(import.meta.dirname, '../src/sources/local/engine/scanWorker.ts');
 }
 
 /**
@@ -115,16 +117,42 @@ const index = new LocalIndex({
 // (Helper threads start late here, after the listing: then the flags are set at once.)
 index.cache.startWorkers();
 void index.cache.helpersOnline().then(useScanProcessFlags);
-const scanStarted = performance.now();
-const report = await scanUsage({ index, dayOf });
-const scanMs = performance.now() - scanStarted;
-const snapshot = index.snapshot!;
+// The bundle is CommonJS, which starts quicker than an ES module but has no top-level await.
+void main();
 
-const problemKinds: Record<string, number> = {};
-for (const p of report.problems) problemKinds[p.kind] = (problemKinds[p.kind] ?? 0) + 1;
-const timezone = args.utc ? 'UTC' : Intl.DateTimeFormat().resolvedOptions().timeZone;
+async function main(): Promise<void> {
+  const scanStarted = performance.now();
+  const report = await scanUsage({ index, dayOf });
+  const scanMs = performance.now() - scanStarted;
+  const roots = index.snapshot!.roots;
+  const problemKinds: Record<string, number> = {};
+  for (const p of report.problems) problemKinds[p.kind] = (problemKinds[p.kind] ?? 0) + 1;
+  const timezone = args.utc ? 'UTC' : Intl.DateTimeFormat().resolvedOptions().timeZone;
+  process.stdout.write(
+    args.json
+      ? json(report, problemKinds, timezone, roots)
+      : table(report, problemKinds, timezone, roots),
+  );
+  if (args.timings) {
+    // performance.now() counts from the process start: the rest is start-up and output.
+    const total = performance.now();
+    process.stderr.write(
+      `timings: scan ${scanMs.toFixed(0)} ms (discovery, files, totals), ` +
+        `start-up ${scanStarted.toFixed(0)} ms, output ${(total - scanStarted - scanMs).toFixed(0)} ms, ` +
+        `total ${total.toFixed(0)} ms\n`,
+    );
+  }
+  // Done: exit once the output is written, without waiting for the scan's worker threads to
+  // wind down and every heap to be torn down one by one (the system frees the memory).
+  process.stdout.write('', () => process.exit(0));
+}
 
-if (args.json) {
+function json(
+  report: UsageReport,
+  problemKinds: Record<string, number>,
+  timezone: string,
+  roots: readonly RootReport[],
+): string {
   const byHarness = Object.fromEntries(
     Object.keys(report.byHarness)
       .sort()
@@ -135,7 +163,7 @@ if (args.json) {
   );
   const out = {
     timezone,
-    roots: snapshot.roots.map((r) => ({ harness: r.harness, path: r.path, state: r.state })),
+    roots: roots.map((r) => ({ harness: r.harness, path: r.path, state: r.state })),
     files: report.files,
     bytes: report.bytes,
     sessions: report.sessions,
@@ -153,22 +181,8 @@ if (args.json) {
   // An unknown cost is null ("cost unknown"), not a missing key; set in place rather than
   // by a replacer, which JSON.stringify would call for every value.
   undefinedToNull(out);
-  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-} else {
-  process.stdout.write(table(report));
+  return `${JSON.stringify(out, null, 2)}\n`;
 }
-if (args.timings) {
-  // performance.now() counts from the process start: the rest is start-up and output.
-  const total = performance.now();
-  process.stderr.write(
-    `timings: scan ${scanMs.toFixed(0)} ms (discovery, files, totals), ` +
-      `start-up ${scanStarted.toFixed(0)} ms, output ${(total - scanStarted - scanMs).toFixed(0)} ms, ` +
-      `total ${total.toFixed(0)} ms\n`,
-  );
-}
-// Done: exit once the output is written, without waiting for the scan's worker threads to
-// wind down and every heap to be torn down one by one (the system frees the memory).
-process.stdout.write('', () => process.exit(0));
 
 /** Replaces every undefined property value in `value`'s objects with null (in place). */
 function undefinedToNull(value: unknown): void {
@@ -185,7 +199,12 @@ function undefinedToNull(value: unknown): void {
   }
 }
 
-function table(r: UsageReport): string {
+function table(
+  r: UsageReport,
+  problemKinds: Record<string, number>,
+  timezone: string,
+  roots: readonly RootReport[],
+): string {
   const n = (v: number) => v.toLocaleString('en-US');
   const count = (v: number, one: string, many: string) => `${n(v)} ${v === 1 ? one : many}`;
   const cost = (t: UsageTotals) =>
@@ -231,7 +250,7 @@ function table(r: UsageReport): string {
       .join(', ');
     lines.push(`${count(r.problems.length, 'problem', 'problems')} in the files: ${kinds}`);
   }
-  for (const root of snapshot.roots) {
+  for (const root of roots) {
     if (root.state !== 'ok') lines.push(`${root.harness} folder ${root.path}: ${root.state}`);
   }
   return `${lines.join('\n')}\n`;
