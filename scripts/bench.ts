@@ -136,7 +136,7 @@ for (const [name, corpora, options] of [
   ['ccusage-2gb', CORPORA_2GB, CCUSAGE_2GB],
 ] as const) {
   await group(name, async () => {
-    // Our side runs as the bundled CLI (dist/cli/usage-report.mjs), as ccusage runs its binary.
+    // Our side runs as the bundled CLI (dist/cli/usage-report.cjs), as ccusage runs its binary.
     run(process.execPath, ['esbuild.mjs', '--production']);
     // The 2 GB rows all carry their corpus's name; the first 200 MB corpus keeps the names
     // earlier runs printed.

@@ -303,7 +303,7 @@ async function benchOneCorpus(
   };
   const ccusageArgs = ['daily', '--json', '--offline', '--timezone', 'UTC'];
   // The bundled CLI: like the extension's own code, no TypeScript stripping at start-up.
-  const oursArgs = [path.join('dist', 'cli', 'usage-report.mjs'), '--json', '--utc', '--timings'];
+  const oursArgs = [path.join('dist', 'cli', 'usage-report.cjs'), '--json', '--utc', '--timings'];
   const runCcusage = (extra: string[] = []) =>
     timeProcess(found.bin, [...ccusageArgs, ...extra], env);
   const runOurs = () => timeProcess(process.execPath, oursArgs, env);
@@ -480,7 +480,7 @@ async function codexPart(bin: string, c: LocalCorpus, rounds: number): Promise<R
     const runOurs = () =>
       timeProcess(
         process.execPath,
-        [path.join('dist', 'cli', 'usage-report.mjs'), '--json', '--utc', '--timings'],
+        [path.join('dist', 'cli', 'usage-report.cjs'), '--json', '--utc', '--timings'],
         env,
       );
     await runCcusage();
