@@ -118,7 +118,11 @@ const index = new LocalIndex({
 index.cache.startWorkers();
 void index.cache.helpersOnline().then(useScanProcessFlags);
 // The bundle is CommonJS, which starts quicker than an ES module but has no top-level await.
-void main();
+// A failure is said in one line with exit code 1, not as an unhandled rejection's trace.
+main().catch((error: unknown) => {
+  process.stderr.write(`usage-report: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
 
 async function main(): Promise<void> {
   const scanStarted = performance.now();
