@@ -3,7 +3,8 @@
  * index, written whole to a temporary file and renamed over the old one, so a reader sees
  * the old rows or the new ones. A file saved by another version or with other settings
  * is ignored; a damaged or cut-short one too, with one log line. The window then opens
- * as without it, and the next save writes them again. Rows larger than MAX_ROWS_BYTES are not saved (and older ones removed).
+ * as without it, and the next save writes them again. Rows larger than MAX_ROWS_BYTES are
+ * not saved (and older ones removed).
  */
 import { mkdir, open, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';

@@ -301,8 +301,8 @@ export class ScanCache {
    */
   startWorkers(): void {
     const script = this.options.scanWorker;
-    const workers = this.workers();
     if (!script || this.scannedOnce || this.started.length > 0 || this.options.lateWorkers) return;
+    const workers = this.workers();
     for (let i = 0; i < workers; i++) this.started.push(this.newWorker(script));
   }
 
