@@ -754,39 +754,43 @@ function assignUsage(sessions: LocalSession[], ledger?: UsageLedger): number[] {
   // Each response once: its record (the first seen, or a copy once another merges into
   // it: the files' own records belong to the scan cache and are reused by the next
   // refresh) and the session it counts in. Parallel arrays behind one Map of indexes: no
-  // object per response (a cold scan has tens of thousands).
+  // object per response (a cold scan has tens of thousands). The arrays are sized once
+  // for every record the files hold: grown by doubling, their copies and fresh pages cost
+  // more than the lookups.
+  let capacity = 0;
+  for (const s of claude) capacity += s.file.usage.size + s.file.copies.size;
   const index = new Map<string, number>();
-  const recs: UsageRecord[] = [];
-  const owners: LocalSession[] = [];
-  const carriers: number[] = [];
-  const copied: boolean[] = [];
-  const sorts: number[] = [];
+  const recs = new Array<UsageRecord>(capacity);
+  const owners = new Array<LocalSession>(capacity);
+  const carriers = new Int32Array(capacity);
+  const copied = new Uint8Array(capacity);
+  const sorts = ledger ? new Float64Array(capacity) : undefined;
+  let found = 0;
   let carrier = 0;
   let sort = 0;
   const add = (key: string, r: UsageRecord, owner: () => LocalSession) => {
     const i = index.get(key);
     if (i === undefined) {
-      index.set(key, recs.length);
-      recs.push(r);
+      const n = found++;
+      index.set(key, n);
+      recs[n] = r;
       const o = owner();
-      owners.push(o);
-      carriers.push(carrier);
-      copied.push(false);
+      owners[n] = o;
+      carriers[n] = carrier;
       if (ledger) {
-        sorts.push(sort);
-        if (o !== sessions[carrier])
-          ledger.foreignOf(sessions[carrier]!.path).push(recs.length - 1);
+        sorts![n] = sort;
+        if (o !== sessions[carrier]) ledger.foreignOf(sessions[carrier]!.path).push(n);
       }
       return;
     }
     if (carriers[i] !== carrier) join(carriers[i]!, carrier);
-    if (!copied[i]) {
+    if (copied[i] === 0) {
       if (ledger) {
         ledger.sources[i] = [recs[i]!];
         ledger.foreignOf(sessions[carriers[i]!]!.path).push(i);
       }
       recs[i] = copyUsage(recs[i]!);
-      copied[i] = true;
+      copied[i] = 1;
     }
     if (ledger) {
       ledger.sources[i]!.push(r);
@@ -819,11 +823,13 @@ function assignUsage(sessions: LocalSession[], ledger?: UsageLedger): number[] {
       add(key, r, () => (r.agentId && subagentOf.get(`${s.path}\n${r.agentId}`)) || s);
     });
   });
-  for (let i = 0; i < recs.length; i++) owners[i]!.records.push(recs[i]!);
+  for (let i = 0; i < found; i++) owners[i]!.records.push(recs[i]!);
   for (const s of sessions) {
     if (s.harness === 'codex') s.records = [...s.file.usage.values()];
   }
-  if (ledger) fillLedger(ledger, sessions, { index, recs, owners, sorts }, subagentOf);
+  if (ledger) {
+    fillLedger(ledger, sessions, { index, recs, owners, sorts: sorts!, found }, subagentOf);
+  }
   return sessions.map((_, i) => find(i));
 }
 
@@ -833,22 +839,24 @@ function fillLedger(
   sessions: readonly LocalSession[],
   found: {
     index: Map<string, number>;
-    recs: UsageRecord[];
-    owners: LocalSession[];
-    sorts: number[];
+    recs: readonly UsageRecord[];
+    owners: readonly LocalSession[];
+    sorts: Float64Array;
+    /** How many entries of the arrays are filled (they are sized for every record). */
+    found: number;
   },
   subagentOf: ReadonlyMap<string, LocalSession>,
 ): void {
   for (const s of sessions) ledger.paths.add(s.path);
   for (const [key, i] of found.index) ledger.index.set(key, i);
-  for (let i = 0; i < found.recs.length; i++) {
+  for (let i = 0; i < found.found; i++) {
     const owner = found.owners[i]!.path;
     ledger.recs.push(found.recs[i]!);
     ledger.owners.push(owner);
     ledger.orderOf(owner).push(found.sorts[i]!);
   }
   // Entries never merged have no sources (holes read as undefined).
-  ledger.sources.length = found.recs.length;
+  ledger.sources.length = found.found;
   for (const [key, s] of subagentOf) ledger.subagentOf.set(key, s.path);
 }
 
