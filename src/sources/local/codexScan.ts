@@ -27,6 +27,7 @@ import {
   eventSignal,
   itemSignal,
 } from '../../domain/formats/codex.ts';
+import { JSON_DONE, JsonValidator } from '../../domain/json/validate.ts';
 import type { RecordSignal } from '../../domain/formats/statusSignal.ts';
 import { LineScanner } from './engine/lineScanner.ts';
 import { EntryTimes } from './entryTimes.ts';
@@ -51,11 +52,39 @@ export const TOTAL_COUNT_NAMES = [
 
 type Json = Record<string, unknown>;
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const isWs = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/**
+ * Whether no top-level key of `p`, an object checked to be JSON, holds an escape: the
+ * skim finds keys by their raw bytes, JSON.parse by their decoded text.
+ */
+function plainKeys(p: Fields): boolean {
+  const b = p.buf;
+  let i = p.start + 1;
+  for (;;) {
+    while (isWs(b[i])) i++;
+    if (b[i] !== QUOTE) return true; // the closing brace
+    let j = i + 1;
+    for (; b[j] !== QUOTE; j++) if (b[j] === BACKSLASH) return false;
+    for (j++; isWs(b[j]) || b[j] === COLON; j++);
+    i = p.valueEndAt(j);
+    if (i < 0) return false;
+    while (isWs(b[i])) i++;
+    if (b[i] === COMMA) i++;
+  }
+}
+
 /**
  * Decoded values of fields that repeat a handful of values, shared by the scanners of a
  * thread: each scanner's own memos started empty, and missed for every value of every file.
  */
 const MEMOS = { types: new StringMemo(), itemTypes: new StringMemo() };
+/** Checks a payload read from its skimmed fields, shared by the scanners of a thread. */
+const payloadCheck = new JsonValidator();
 
 interface Totals {
   input: number;
@@ -125,10 +154,12 @@ export class CodexScanner extends LineScanner {
     const type = f.strMemo('type', this.types);
     switch (type) {
       case 'session_meta':
-        this.sessionMeta(f.parse('payload') as Json | null);
+        if (this.skimmedPayload(f)) this.sessionMetaFields(this.inner);
+        else this.sessionMeta(f.parse('payload') as Json | null);
         return;
       case 'turn_context':
-        this.turnContext(f.parse('payload') as Json | null);
+        if (this.skimmedPayload(f)) this.turnContextFields(this.inner);
+        else this.turnContext(f.parse('payload') as Json | null);
         return;
       case 'response_item':
       case 'event_msg': {
@@ -167,6 +198,44 @@ export class CodexScanner extends LineScanner {
     this.countedProblem('unknown-type', `Line ${line} is not a Codex entry (skipped)`, line);
   }
 
+  /**
+   * For a count of usage only, whether the payload's skimmed fields give what its parse
+   * would: it is the line's (last) payload, an object, and JSON as JSON.parse decides (a
+   * parse that throws reports the line, so any other payload takes the parse).
+   */
+  private skimmedPayload(f: Fields): boolean {
+    const p = this.inner;
+    if (!this.usageOnly || !p.ok || f.valueStart('payload') !== p.start) return false;
+    payloadCheck.reset();
+    return payloadCheck.feed(p.buf, p.start, p.end) === JSON_DONE && plainKeys(p);
+  }
+
+  /** sessionMeta from the payload's skimmed fields (see skimmedPayload). */
+  private sessionMetaFields(p: Fields): void {
+    const id = p.str('id');
+    if (id) this.sessionId = id;
+    const timestamp = p.str('timestamp');
+    if (timestamp !== undefined) this.times.earlier(Date.parse(timestamp), timestamp);
+    const cwd = p.str('cwd');
+    if (cwd) this.cwd ??= cwd;
+    const version = p.str('cli_version');
+    if (version !== undefined) this.version = version;
+    this.gitFacts(p.parse('git') as Json | null | undefined);
+  }
+
+  /** turnContext from the payload's skimmed fields (see skimmedPayload). */
+  private turnContextFields(p: Fields): void {
+    const model = p.str('model');
+    if (model) {
+      this.model = model;
+      this.modelCounts.see(model);
+    }
+    const cwd = p.str('cwd');
+    if (cwd) this.cwd ??= cwd;
+    const policy = p.str('approval_policy');
+    if (policy !== undefined) this.approvalPolicy = policy;
+  }
+
   private sessionMeta(p: Json | null): void {
     if (!p || typeof p !== 'object') return;
     if (typeof p.id === 'string' && p.id) this.sessionId = p.id;
@@ -174,7 +243,10 @@ export class CodexScanner extends LineScanner {
     if (typeof p.timestamp === 'string') this.times.earlier(Date.parse(p.timestamp), p.timestamp);
     if (typeof p.cwd === 'string' && p.cwd) this.cwd ??= p.cwd;
     if (typeof p.cli_version === 'string') this.version = p.cli_version;
-    const git = p.git as Json | null | undefined;
+    this.gitFacts(p.git as Json | null | undefined);
+  }
+
+  private gitFacts(git: Json | null | undefined): void {
     if (git && typeof git === 'object') {
       if (typeof git.branch === 'string' && git.branch) this.gitBranch = git.branch;
       if (typeof git.repository_url === 'string' && git.repository_url) {
@@ -280,7 +352,8 @@ export class CodexScanner extends LineScanner {
     this.closeCalls(signal);
     if (type === TOKEN_COUNT_EVENT) {
       // 0.9x writes each token_count twice in a row: the copy needs no parsing.
-      if (!this.sameAsLastTokenCount(p)) this.tokens(p, ms, line);
+      if (this.kernelReadTotal()) this.tokens(p, ms, line);
+      else if (!this.sameAsLastTokenCount(p)) this.tokens(p, ms, line);
     }
     switch (signal) {
       case 'confirms-turn-end':
@@ -316,6 +389,17 @@ export class CodexScanner extends LineScanner {
         return;
       default:
     }
+  }
+
+  /**
+   * Whether the kernel read this line's total, so that tokens() parses nothing and a copy
+   * adds nothing without a comparison of bytes. The memo is then emptied: it must hold only
+   * the token_count just before, or a later copy of an older one would be skipped.
+   */
+  private kernelReadTotal(): boolean {
+    if (!this.totalCounts.read || !this.totalCounts.inner) return false;
+    this.tokenPayload.forget(0);
+    return true;
   }
 
   private sameAsLastTokenCount(p: Fields): boolean {

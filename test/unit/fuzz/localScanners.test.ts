@@ -4,7 +4,8 @@
  * whole and in random chunks, with and without the deferred status pass. Properties:
  * nothing escapes (bad input becomes a problem with a line number); chunking does not
  * change the summary; the deferred status pass arrives where an eager read does; a read
- * for usage only gives the usage report's facts of a full read; a valid
+ * for usage only gives the usage report's facts of a full read (and Codex's read shortcuts
+ * change nothing against its reads without them); a valid
  * line reads the same whether or not a malformed line precedes it.
  */
 import assert from 'node:assert/strict';
@@ -189,6 +190,19 @@ describe('fuzz: local scanners fed bytes', () => {
           assert.equal(usageOnly.statusReplay(), undefined);
           // Problems may differ: a line this read does not interpret is not checked further.
           assert.deepEqual(usageFacts(usageOnly.summary()), usageFacts(full.summary()));
+          if (harness === 'codex') {
+            // Codex's shortcuts (payloads from skimmed fields, token counts the kernel read)
+            // change nothing, problems included, against its reads without them.
+            const withoutShortcuts = (usage: boolean) => {
+              const s = new CodexScanner('/fuzz/rollout.jsonl');
+              Object.assign(s, { skimmedPayload: () => false, kernelReadTotal: () => false });
+              if (usage) s.skipStatus();
+              read(s, bytes, usage ? atUsage : at);
+              return s.summary();
+            };
+            assert.deepEqual(usageOnly.summary(), withoutShortcuts(true));
+            assert.deepEqual(full.summary(), withoutShortcuts(false));
+          }
         },
       );
     });
