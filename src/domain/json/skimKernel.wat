@@ -39,39 +39,65 @@
 
   ;; Index just past the closing quote of the string whose opening quote is at $i.
   (func $string_end (export "string_end") (param $i i32) (param $end i32) (result i32)
-    (local $j i32) (local $m i32) (local $c i32) (local $v v128)
+    (local $j i32) (local $c i32) (local $v v128) (local $q i32) (local $b i32) (local $k i32)
     (local.set $j (i32.add (local.get $i) (i32.const 1)))
     (block $fail
       (loop $scan
-        ;; 16 bytes at once while they all lie before $end: stop at the first quote or
-        ;; backslash, or skip all 16.
+        ;; 16 bytes at once while they all lie before $end: their quotes ($q) and
+        ;; backslashes ($b) as bit masks, read in order from the masks alone.
         (if (i32.le_u (i32.add (local.get $j) (i32.const 16)) (local.get $end))
           (then
             (local.set $v (v128.load offset=131072 (local.get $j)))
-            (local.set $m (i8x16.bitmask (v128.or
-              (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))
-              (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92)))))
-            (if (i32.eqz (local.get $m))
-              (then (local.set $j (i32.add (local.get $j) (i32.const 16))) (br $scan)))
-            (local.set $j (i32.add (local.get $j) (i32.ctz (local.get $m)))))
+            (local.set $q (i8x16.bitmask
+              (i8x16.eq (local.get $v) (v128.const i8x16 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34 34))))
+            (local.set $b (i8x16.bitmask
+              (i8x16.eq (local.get $v) (v128.const i8x16 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92 92))))
+            ;; Escape-dense text (Codex output) would otherwise leave the SIMD loop at
+            ;; every backslash: each escape is passed over here, in the same 16 bytes.
+            (loop $escape
+              (if (i32.eqz (local.get $b))
+                (then
+                  (if (local.get $q)
+                    (then (return (i32.add (i32.add (local.get $j) (i32.ctz (local.get $q))) (i32.const 1)))))
+                  (local.set $j (i32.add (local.get $j) (i32.const 16)))
+                  (br $scan)))
+              (local.set $k (i32.ctz (local.get $b)))
+              ;; A quote before the first backslash ends the string.
+              (if (i32.and (local.get $q) (i32.sub (i32.shl (i32.const 1) (local.get $k)) (i32.const 1)))
+                (then (return (i32.add (i32.add (local.get $j) (i32.ctz (local.get $q))) (i32.const 1)))))
+              (call $flag_surrogate (i32.add (local.get $j) (local.get $k)))
+              ;; The escaped byte is the 17th: go on after it.
+              (if (i32.eq (local.get $k) (i32.const 15))
+                (then
+                  (local.set $j (i32.add (local.get $j) (i32.const 17)))
+                  (br $scan)))
+              ;; The backslash and the byte it escapes are passed: their bits cleared.
+              (local.set $c (i32.shl (i32.const -1) (i32.add (local.get $k) (i32.const 2))))
+              (local.set $b (i32.and (local.get $b) (local.get $c)))
+              (local.set $q (i32.and (local.get $q) (local.get $c)))
+              (br $escape)))
           (else (br_if $fail (i32.ge_u (local.get $j) (local.get $end)))))
         (local.set $c (i32.load8_u offset=131072 (local.get $j)))
         (if (i32.eq (local.get $c) (i32.const 34))
           (then (return (i32.add (local.get $j) (i32.const 1)))))
-        ;; A backslash escapes the next byte; `\uD…`/`\ud…` flags a possible surrogate.
+        ;; A backslash escapes the next byte.
         (if (i32.eq (local.get $c) (i32.const 92))
           (then
-            (if (i32.and
-                  (i32.eq (i32.load8_u offset=131073 (local.get $j)) (i32.const 117))
-                  (i32.eq (i32.or (i32.load8_u offset=131074 (local.get $j)) (i32.const 32)) (i32.const 100)))
-              ;; Header slot 5: a string held a `\uD…` escape (a possible lone
-              ;; surrogate), so the caller checks that line further; it resets the slot.
-              (then (i32.store offset=49684 (i32.const 0) (i32.const 1))))
+            (call $flag_surrogate (local.get $j))
             (local.set $j (i32.add (local.get $j) (i32.const 2)))
             (br $scan)))
         (local.set $j (i32.add (local.get $j) (i32.const 1)))
         (br $scan)))
     (i32.const -1))
+
+  ;; The escape whose backslash is at $j: `\uD…`/`\ud…` sets header slot 5 (a string held
+  ;; a possible lone surrogate, so the caller checks that line further; it resets the
+  ;; slot). The bytes after the backslash are read even at or past the end bound.
+  (func $flag_surrogate (param $j i32)
+    (if (i32.and
+          (i32.eq (i32.load8_u offset=131073 (local.get $j)) (i32.const 117))
+          (i32.eq (i32.or (i32.load8_u offset=131074 (local.get $j)) (i32.const 32)) (i32.const 100)))
+      (then (i32.store offset=49684 (i32.const 0) (i32.const 1)))))
 
   ;; Index of the first newline at or after $i and before $end, or -1: how a chunk is
   ;; split into lines, 16 bytes at a time.

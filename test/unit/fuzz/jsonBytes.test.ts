@@ -24,6 +24,7 @@ import {
   StringMemo,
   escapes,
   skimObject,
+  stringEnd,
   type KeyCheck,
   type Nested,
   type NestedCounts,
@@ -75,6 +76,44 @@ const lineBytes: fc.Arbitrary<Buffer> = fc.oneof(
       }),
   },
 );
+
+/**
+ * Lines whose strings are dense with escapes (as Codex output is), a bare quote or
+ * backslash put in now and then: backslashes at every offset of the kernel's 16-byte
+ * steps, escaped quotes before real ones, `\\uD…` escapes, unterminated strings.
+ */
+const escapeDenseLine: fc.Arbitrary<Buffer> = fc
+  .tuple(
+    fc.array(
+      fc.constantFrom(
+        '\\\\',
+        '\\"',
+        '\\n',
+        '\\/',
+        '\\u00e9',
+        '\\uD83D',
+        '\\ud83d',
+        '\\uDE00',
+        'a',
+        'abc',
+        'é',
+        ' ',
+      ),
+      { maxLength: 80 },
+    ),
+    fc.array(fc.tuple(fc.nat(), fc.constantFrom('"', '\\')), { maxLength: 2 }),
+  )
+  .map(([tokens, bare]) => {
+    let text = tokens.join('');
+    for (const [at, c] of bare) {
+      const i = at % (text.length + 1);
+      text = text.slice(0, i) + c + text.slice(i);
+    }
+    return Buffer.from(
+      `{"type":"response_item","payload":{"type":"message","text":"${text}"},` +
+        `"message":{"content":[{"type":"text","text":"${text}"}]},"tail":"${text}"}`,
+    );
+  });
 
 function parses(buf: Buffer): { ok: true; value: unknown } | { ok: false } {
   try {
@@ -218,6 +257,25 @@ function outcome(buf: Buffer, nested: Nested | undefined) {
   };
 }
 
+/**
+ * Each string of `buf` (from each of its first 40 quotes) ends where the JS loop ends it,
+ * with the same surrogate flag, up to the end of the bytes and up to a bound inside them.
+ */
+function sameStringEnds(buf: Buffer): void {
+  const k = kernel;
+  if (!k || buf !== k.buf) return;
+  for (let i = buf.indexOf(0x22), n = 0; i >= 0 && n < 40; i = buf.indexOf(0x22, i + 1), n++) {
+    for (const end of [buf.length, i + ((buf.length - i) >> 1)]) {
+      escapes.surrogate = false;
+      const expected = stringEnd(buf, i, end);
+      const flagged = escapes.surrogate;
+      k.takeSurrogate();
+      assert.equal(k.stringEnd(i, end), expected, `string at ${i} to ${end}`);
+      assert.equal(k.takeSurrogate(), flagged, `surrogate flag of the string at ${i} to ${end}`);
+    }
+  }
+}
+
 /** Every accessor of Fields on every key: none may throw but parse (SyntaxError only). */
 function readAll(f: Fields, keys: Iterable<string>): void {
   const raw = new RawMemo();
@@ -294,15 +352,21 @@ describe('fuzz: structural skim (local scanners, transcript index)', () => {
     fuzz(
       t,
       'skim/kernel-vs-js',
-      fc.tuple(lineBytes, fc.constantFrom('none', 'claude', 'codex')),
+      fc.tuple(
+        fc.oneof({ weight: 3, arbitrary: lineBytes }, { weight: 1, arbitrary: escapeDenseLine }),
+        fc.constantFrom('none', 'claude', 'codex'),
+      ),
       ([bytes, descent]) => {
         const make = () =>
           descent === 'claude' ? claudeDescent() : descent === 'codex' ? codexDescent() : undefined;
         const js = outcome(Buffer.from(bytes), make());
+        // Zeros past the bytes first: what the kernel reads past them is then no stale byte.
+        kernel?.load(Buffer.alloc(bytes.length + 32));
         const loaded = kernel ? kernel.load(bytes) : Buffer.from(bytes);
         const nested = make();
         const wasm = outcome(loaded, nested);
         assert.deepEqual(wasm, js);
+        sameStringEnds(loaded);
         if (wasm.ok) {
           const f = new Fields();
           skimObject(loaded, 0, loaded.length, f, make());

@@ -261,6 +261,55 @@ describe('skim kernel (WebAssembly) against the JS skim', () => {
     }
   });
 
+  test('escapes at every position of a 16-byte step: the same ends and surrogate flag as the JS loop', () => {
+    const k = kernel!;
+    // Backslash runs before quotes, escaped quotes before a real one, `\\u` escapes (a
+    // surrogate's or not, after an escaped backslash or not), a real quote before a
+    // backslash, a lone last backslash.
+    const patterns = [
+      '\\',
+      '\\\\',
+      '\\"',
+      '\\\\"',
+      '\\\\\\"',
+      '\\"\\"',
+      '\\"\\\\"',
+      '\\\\\\\\\\\\\\\\',
+      '\\n\\t\\r\\b\\f\\/',
+      '\\uD83D\\uDE00',
+      '\\ud83d',
+      '\\uDc00',
+      '\\u00e9',
+      '\\\\uD83D',
+      '\\u',
+      '\\ud',
+      '"',
+      '\\"x"',
+      '"\\',
+      '"a\\"b"',
+      '\\""\\\\',
+    ];
+    for (const pattern of patterns) {
+      for (let at = 0; at <= 36; at++) {
+        for (const close of ['', '"', 'aa"}', '\\']) {
+          const text = `"${'a'.repeat(at)}${pattern}${'a'.repeat(36 - at)}${close}`;
+          const bytes = Buffer.from(text, 'latin1');
+          // Zeros past the bytes, so that a read past them finds no stale `u`.
+          k.load(Buffer.alloc(bytes.length + 32));
+          k.load(bytes);
+          for (let end = 1; end <= bytes.length; end++) {
+            escapes.surrogate = false;
+            const expected = stringEnd(bytes, 0, end);
+            const flagged = escapes.surrogate;
+            k.takeSurrogate();
+            assert.equal(k.stringEnd(0, end), expected, `${text} ..${end}`);
+            assert.equal(k.takeSurrogate(), flagged, `surrogate flag: ${text} ..${end}`);
+          }
+        }
+      }
+    }
+  });
+
   test('a `\\uD…` escape raises the surrogate flag both ways; others do not', () => {
     assert.equal(sameBothWays('{"a":"\\uD83D\\uDE00"}').surrogate, true);
     assert.equal(sameBothWays('{"a":"\\udc00"}').surrogate, true);
