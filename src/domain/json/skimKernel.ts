@@ -81,6 +81,11 @@ const KEY_CHECK_NAMES = COUNT_NAME_SLOTS;
 const VALIDATION = 61_424 / 4;
 /** The container (0 object, 1 array) of each depth open in a validation (bytes). */
 const CONTAINERS = 61_456;
+/** What became of the area the last readArea gave (see takeArea). */
+const AREA_NONE = 0;
+const AREA_LIVE = 1;
+const AREA_TAKEN = 2;
+const AREA_SPOILED = 3;
 
 export class SkimKernel {
   /** The bytes last loaded: the skim uses the kernel for ranges of exactly this Buffer. */
@@ -109,6 +114,14 @@ export class SkimKernel {
   private counts: Float64Array;
   /** The whole loadable area as one Buffer (see loadLine). */
   private lineBuf: Buffer;
+  /**
+   * The area the last readArea gave: the memory it lies in, where it starts, the room left
+   * before it, and whether it is still unread (AREA_LIVE), taken by takeArea, or written
+   * over by a load before that (AREA_SPOILED).
+   */
+  private areaMemory: ArrayBufferLike | undefined;
+  private areaStart = -1;
+  private areaState = AREA_NONE;
 
   constructor(exports: KernelExports) {
     this.exports = exports;
@@ -161,6 +174,52 @@ export class SkimKernel {
   }
 
   /**
+   * A Buffer of `bytes` in the kernel's memory, after `room` bytes left free, for a read
+   * straight into it: takeArea then makes the room and the bytes read the loaded bytes
+   * without copying them. Valid until the next load or readArea on this thread. Undefined
+   * when room and bytes are over KERNEL_MAX_BYTES.
+   */
+  readArea(bytes: number, room = 0): Buffer | undefined {
+    if (room + bytes > KERNEL_MAX_BYTES) return undefined;
+    this.reserve(room + bytes);
+    this.areaMemory = this.memory.buffer;
+    this.areaStart = DATA + room;
+    this.areaState = AREA_LIVE;
+    return Buffer.from(this.memory.buffer, this.areaStart, bytes);
+  }
+
+  /**
+   * When `bytes` start the area the last readArea gave, unread since and with `room`
+   * bytes before it: the room and `bytes` become the loaded bytes, whose Buffer comes
+   * back (the caller fills the room). Their bytes are not written, so a view the caller
+   * keeps of them stays valid until the next load. Otherwise undefined; it throws when
+   * `bytes` are that area written over by a load since (their bytes are lost).
+   */
+  takeArea(bytes: Uint8Array, room: number): Buffer | undefined {
+    if (bytes.buffer !== this.areaMemory) return undefined;
+    // The memory grew (a view of the area is detached) or was loaded over.
+    const lost =
+      this.areaMemory !== this.memory.buffer ||
+      (this.areaState === AREA_SPOILED && bytes.byteOffset === this.areaStart);
+    if (lost) throw new Error('The read area was loaded over before its bytes were fed');
+    if (
+      this.areaState !== AREA_LIVE ||
+      bytes.byteOffset !== this.areaStart ||
+      this.areaStart !== DATA + room
+    ) {
+      return undefined;
+    }
+    this.areaState = AREA_TAKEN;
+    this.buf = Buffer.from(this.memory.buffer, DATA, room + bytes.length);
+    return this.buf;
+  }
+
+  /** Whether `bytes` lie in the kernel's memory (so a load may write over them). */
+  holds(bytes: Uint8Array): boolean {
+    return bytes.buffer === this.memory.buffer;
+  }
+
+  /**
    * Copies `bytes` into the kernel's memory and returns the Buffer over that copy, valid
    * until the next load (then reused). Bytes over KERNEL_MAX_BYTES are returned as they are.
    */
@@ -168,6 +227,7 @@ export class SkimKernel {
     if (bytes.length > KERNEL_MAX_BYTES) {
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
     }
+    this.loadOver();
     this.reserve(bytes.length);
     this.memory.set(bytes, DATA);
     this.buf = Buffer.from(this.memory.buffer, DATA, bytes.length);
@@ -182,6 +242,7 @@ export class SkimKernel {
   loadJoined(head: Uint8Array, tail: Uint8Array, end: number): Buffer {
     const bytes = head.length + end;
     if (bytes > KERNEL_MAX_BYTES) return Buffer.concat([head, tail.subarray(0, end)]);
+    this.loadOver();
     this.reserve(bytes);
     this.memory.set(head, DATA);
     this.memory.set(tail.subarray(0, end), DATA + head.length);
@@ -197,10 +258,16 @@ export class SkimKernel {
    */
   loadLine(src: Buffer, start: number, end: number): Buffer {
     if (end - start > KERNEL_MAX_BYTES) return src.subarray(start, end);
+    this.loadOver();
     this.reserve(end - start);
     src.copy(this.lineBuf, 0, start, end);
     this.buf = this.lineBuf;
     return this.lineBuf;
+  }
+
+  /** A load writes where a read area may lie unread: feeding that area then throws. */
+  private loadOver(): void {
+    if (this.areaState === AREA_LIVE) this.areaState = AREA_SPOILED;
   }
 
   /** Grows the memory to hold `bytes` loaded bytes (views over it are made again). */

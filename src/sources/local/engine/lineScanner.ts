@@ -139,13 +139,35 @@ export abstract class LineScanner {
   protected abstract onEntry(f: Fields, line: number): void;
 
   /**
+   * A Buffer of `bytes` in the skim kernel's memory to read the file's next bytes into and
+   * feed (the part read), so that they are skimmed where they were read rather than copied
+   * there first. Undefined without a kernel, or when the unfinished line waiting in front
+   * of them and they would be too long for it: read into a buffer of your own. Valid
+   * until the next load into the kernel on this thread: nothing may feed or read an area
+   * between the read and its feed (that feed would throw). The feed writes nothing over
+   * the bytes read, so the caller may still read them after it.
+   */
+  readArea(bytes: number): Buffer | undefined {
+    return kernel?.readArea(bytes, this.pending?.length ?? 0);
+  }
+
+  /**
    * Feeds the next bytes of the file (the chunk may be reused by the caller afterwards).
-   * Lines are read from a copy in the skim kernel's memory (one copy per chunk), which the
-   * next feed of any scanner on this thread overwrites: nothing may keep a view of it.
+   * Lines are read from a copy in the skim kernel's memory (one copy per chunk, none for
+   * bytes read into readArea), which the next feed of any scanner on this thread
+   * overwrites: nothing may keep a view of it.
    */
   feed(input: Buffer): void {
     const base = this.bytes;
     this.bytes += input.length;
+    const room = this.pending?.length ?? 0;
+    const area = kernel?.takeArea(input, room);
+    if (area) {
+      this.feedArea(area, room, base);
+      return;
+    }
+    // Bytes in the kernel's memory elsewhere: the loads below would write over them.
+    if (kernel?.holds(input)) input = Buffer.from(input);
     let rest = input;
     let offset = base;
     if (this.pending) {
@@ -162,7 +184,28 @@ export abstract class LineScanner {
       rest = input.subarray(nl + 1);
       offset = base + nl + 1;
     }
-    const chunk = kernel ? kernel.load(rest) : rest;
+    this.feedLines(kernel ? kernel.load(rest) : rest, offset);
+  }
+
+  /**
+   * Bytes read into readArea, after `room` bytes left for the unfinished line: that line
+   * is copied into the room only once they end it, so a line longer than a read is not
+   * copied into the kernel again at every read.
+   */
+  private feedArea(area: Buffer, room: number, base: number): void {
+    if (room > 0) {
+      if (kernel!.newline(room, area.length) < 0) {
+        this.keep(area, room, area.length);
+        return;
+      }
+      area.set(this.pending!, 0);
+      this.dropPending();
+    }
+    this.feedLines(area, base - room);
+  }
+
+  /** The lines of `chunk`, whose first byte is at file offset `offset`; its end is kept. */
+  private feedLines(chunk: Buffer, offset: number): void {
     // Lines end where the kernel's SIMD search finds a newline (a native indexOf call
     // costs more per line), or indexOf for bytes not in its memory.
     const k = kernel !== undefined && chunk === kernel.buf ? kernel : undefined;
