@@ -115,9 +115,9 @@ export class SkimKernel {
   /** The whole loadable area as one Buffer (see loadLine). */
   private lineBuf: Buffer;
   /**
-   * The area the last readArea gave: the memory it lies in, where it starts, the room left
-   * before it, and whether it is still unread (AREA_LIVE), taken by takeArea, or written
-   * over by a load before that (AREA_SPOILED).
+   * The area the last readArea gave: the memory it lies in, where it starts (after the
+   * room left before it), and whether it is still unread (AREA_LIVE), taken by takeArea,
+   * or written over by a load before that (AREA_SPOILED).
    */
   private areaMemory: ArrayBufferLike | undefined;
   private areaStart = -1;
