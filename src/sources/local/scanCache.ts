@@ -10,7 +10,12 @@ import { readFileSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { BlockingSlices } from '../../util/blockingSlices.ts';
 import { mapLimited } from '../../util/mapLimited.ts';
-import { openBlocking, type ReadHandle } from './engine/blockingFile.ts';
+import {
+  isBlocking,
+  openBlocking,
+  type BlockingHandle,
+  type ReadHandle,
+} from './engine/blockingFile.ts';
 import { ClaudeCodeScanner } from './claudeCodeScan.ts';
 import { CodexScanner } from './codexScan.ts';
 import type { DiscoveredFile } from './discovery.ts';
@@ -689,7 +694,7 @@ export class ScanCache {
     offset: number,
     entry: Entry,
   ): Promise<number> {
-    if (this.options.blockingReads) return this.readBlocking(handle, scanner, offset, entry);
+    if (isBlocking(handle)) return this.readBlocking(handle, scanner, offset, entry);
     const a = this.buffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
     const b = this.buffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
     let position = offset;
@@ -717,19 +722,22 @@ export class ScanCache {
   /**
    * readFrom with blocking reads: nothing is read while a chunk is parsed, so one buffer of
    * the two's size, in which fewer long lines are cut by the end of a read (each cut one is
-   * copied aside until its end arrives).
+   * copied aside until its end arrives). Each read goes straight into the skim kernel's
+   * memory where the scanner has room there (no copy), and is fed before anything else
+   * runs: no other scan can read into that memory in between.
    */
-  private async readBlocking(
-    handle: ReadHandle,
+  private readBlocking(
+    handle: BlockingHandle,
     scanner: Scanner,
     offset: number,
     entry: Entry,
-  ): Promise<number> {
-    const buf = this.blockingBuffers.pop() ?? Buffer.allocUnsafe(2 * CHUNK_BYTES);
+  ): number {
+    const own = this.blockingBuffers.pop() ?? Buffer.allocUnsafe(2 * CHUNK_BYTES);
     let position = offset;
     try {
       for (;;) {
-        const { bytesRead } = await handle.read(buf, 0, buf.length, position);
+        const buf = scanner.readArea(own.length) ?? own;
+        const bytesRead = handle.readNow(buf, 0, buf.length, position);
         if (bytesRead === 0) return position;
         position += bytesRead;
         this.feedRead(scanner, entry, buf, bytesRead);
@@ -737,7 +745,7 @@ export class ScanCache {
         if (bytesRead < buf.length) return position;
       }
     } finally {
-      this.blockingBuffers.push(buf);
+      this.blockingBuffers.push(own);
     }
   }
 

@@ -18,19 +18,30 @@ export interface ReadHandle {
   close(): Promise<void>;
 }
 
-class BlockingFile implements ReadHandle {
+/** A handle openBlocking gave: it can also read without a promise. */
+export interface BlockingHandle extends ReadHandle {
+  readNow(buffer: Buffer, offset: number, length: number, position: number): number;
+}
+
+class BlockingFile implements BlockingHandle {
   private fd: number | undefined;
 
   constructor(fd: number) {
     this.fd = fd;
   }
 
+  /**
+   * The read, done before it returns: no turn of the microtask queue between a read and
+   * the scan of what it read, in which another file's scan could read into the same
+   * memory (the skim kernel's read area).
+   */
+  readNow(buffer: Buffer, offset: number, length: number, position: number): number {
+    return readSync(this.open(), buffer, offset, length, position);
+  }
+
   read(buffer: Buffer, offset: number, length: number, position: number) {
     try {
-      return Promise.resolve({
-        bytesRead: readSync(this.open(), buffer, offset, length, position),
-        buffer,
-      });
+      return Promise.resolve({ bytesRead: this.readNow(buffer, offset, length, position), buffer });
     } catch (error) {
       return Promise.reject(error as Error);
     }
@@ -55,6 +66,10 @@ class BlockingFile implements ReadHandle {
     if (this.fd === undefined) throw new Error('file closed');
     return this.fd;
   }
+}
+
+export function isBlocking(handle: ReadHandle): handle is BlockingHandle {
+  return handle instanceof BlockingFile;
 }
 
 /**
