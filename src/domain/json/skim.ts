@@ -20,6 +20,7 @@ import {
   kernel,
   type SkimKernel,
 } from './skimKernel.ts';
+import { jsonNumber } from './jsonNumber.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -258,8 +259,9 @@ export class Fields {
 
   /**
    * The value as a number: plain non-negative integers (token counts) are read from the
-   * bytes, other numbers through Number(). Undefined when it is not a number (null, a
-   * string…); NaN when it looks like one but is malformed (the caller reports it).
+   * bytes, other numbers as JSON's grammar has them (jsonNumber.ts). Undefined when it is
+   * another JSON value (null, a string…); NaN when it is no JSON value (`0100`, `.5`,
+   * `nul`): the line is malformed, and the caller reports it.
    */
   num(key: string): number | undefined {
     const p = this.index(key);
@@ -293,11 +295,13 @@ export class Fields {
     const s = this.at[p + 2]!;
     const e = this.at[p + 3]!;
     const first = this.buf[s]!;
-    if (first !== 0x2d && (first < 0x30 || first > 0x39)) return undefined;
+    if (first !== 0x2d && (first < 0x30 || first > 0x39)) return noNumber(this.buf, s, e);
+    // A leading zero is JSON only alone or before a fraction or an exponent (not `0100`).
+    if (first === 0x30 && e - s > 1) return jsonNumber(this.buf, s, e);
     let n = 0;
     for (let j = s; j < e; j++) {
       const d = this.buf[j]! - 0x30;
-      if (d < 0 || d > 9) return Number(this.buf.toString('latin1', s, e));
+      if (d < 0 || d > 9) return jsonNumber(this.buf, s, e);
       n = n * 10 + d;
     }
     return n;
@@ -314,6 +318,20 @@ export class Fields {
   parseAll(): unknown {
     return JSON.parse(text(this.buf, this.start, this.end));
   }
+}
+
+const LITERALS = ['null', 'true', 'false'].map((l) => Buffer.from(l));
+
+/**
+ * A value [s, e) that does not start like a number: undefined when it is another JSON
+ * value (the walk checked a string's, object's or array's structure), NaN when it is none.
+ */
+function noNumber(buf: Buffer, s: number, e: number): undefined | number {
+  const first = buf[s];
+  if (first === QUOTE || first === OPEN_BRACE || first === OPEN_BRACKET) return undefined;
+  for (const l of LITERALS)
+    if (e - s === l.length && buf.compare(l, 0, l.length, s, e) === 0) return undefined;
+  return NaN;
 }
 
 /**

@@ -219,18 +219,43 @@
       (i32.add (i32.const 49808) (i32.shl (local.get $n) (i32.const 6)))
       (i32.load offset=49760 (i32.shl (local.get $n) (i32.const 2)))))
 
+  ;; Whether [$j, $ve) is exactly null, true or false (compared four bytes at a time, as
+  ;; little-endian i32s).
+  (func $is_literal (param $j i32) (param $ve i32) (result i32)
+    (local $w i32)
+    (local.set $w (i32.load offset=131072 (local.get $j)))
+    (if (i32.eq (i32.sub (local.get $ve) (local.get $j)) (i32.const 4))
+      (then
+        (return (i32.or (i32.eq (local.get $w) (i32.const 0x6c6c756e))
+          (i32.eq (local.get $w) (i32.const 0x65757274))))))
+    (i32.and (i32.eq (i32.sub (local.get $ve) (local.get $j)) (i32.const 5))
+      (i32.and (i32.eq (local.get $w) (i32.const 0x736c6166))
+        (i32.eq (i32.load8_u offset=131076 (local.get $j)) (i32.const 101)))))
+
   ;; Count slot $slot (f64 at 49,696) from the value [$j, $ve), as Fields.numbers reads
-  ;; it: plain digits are their number; a value that is no number (null, a string, an
-  ;; object…) is no count, 0. Returns 0 for any other number (a sign, a fraction, an
-  ;; exponent): those are left to the JS reading, which gives the same answer either way.
+  ;; it: plain digits are their number; a string, object, array or literal is no count, 0.
+  ;; Returns 0 for any other number (a sign, a leading zero, a fraction, an exponent) and
+  ;; bytes that are no JSON value (`nul`, `.5`): those are left to the JS reading, which gives the same answer either way.
   (func $count_value (param $j i32) (param $ve i32) (param $slot i32) (result i32)
     (local $c i32) (local $v f64)
     (local.set $c (i32.load8_u offset=131072 (local.get $j)))
     (if (i32.and (i32.ne (local.get $c) (i32.const 45))
           (i32.gt_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 9)))
       (then
+        ;; A string, object or array (whose structure the walk checked) or a literal
+        ;; counts 0; bytes that are no JSON value are left to the JS reading.
+        (if (i32.and (i32.ne (local.get $c) (i32.const 34))
+              (i32.and (i32.ne (local.get $c) (i32.const 123)) (i32.ne (local.get $c) (i32.const 91))))
+          (then
+            (if (i32.eqz (call $is_literal (local.get $j) (local.get $ve)))
+              (then (return (i32.const 0))))))
         (f64.store offset=49696 (i32.shl (local.get $slot) (i32.const 3)) (f64.const 0))
         (return (i32.const 1))))
+    ;; A leading zero with more after it (`0100`, `0.5`) is left to the JS reading, which
+    ;; holds it to JSON's grammar.
+    (if (i32.and (i32.eq (local.get $c) (i32.const 48))
+          (i32.lt_u (i32.add (local.get $j) (i32.const 1)) (local.get $ve)))
+      (then (return (i32.const 0))))
     (loop $digit
       (if (i32.gt_u (i32.sub (local.get $c) (i32.const 48)) (i32.const 9))
         (then (return (i32.const 0))))

@@ -12,6 +12,7 @@
  * for every other buffer and where WebAssembly is missing.
  */
 import { instantiateWasm, kernel, type SkimKernel } from './skimKernel.ts';
+import { numberEnd } from './jsonNumber.ts';
 import { VALIDATE_KERNEL_WASM } from './validateKernelWasm.ts';
 
 /** feed(): the value continues on the next line. */
@@ -296,35 +297,6 @@ function literalEnd(buf: Buffer, i: number, end: number, bytes: Uint8Array): num
   if (i + bytes.length > end) return -1;
   for (let k = 1; k < bytes.length; k++) if (buf[i + k] !== bytes[k]) return -1;
   return i + bytes.length;
-}
-
-function numberEnd(buf: Buffer, i: number, end: number): number {
-  let j = i;
-  if (buf[j] === 0x2d) j++;
-  if (j >= end) return -1;
-  if (buf[j] === 0x30) {
-    j++;
-  } else if (isDigit(buf[j]!)) {
-    while (j < end && isDigit(buf[j]!)) j++;
-  } else {
-    return -1;
-  }
-  if (j < end && buf[j] === 0x2e) {
-    j++;
-    if (j >= end || !isDigit(buf[j]!)) return -1;
-    while (j < end && isDigit(buf[j]!)) j++;
-  }
-  if (j < end && (buf[j] === 0x65 || buf[j] === 0x45)) {
-    j++;
-    if (j < end && (buf[j] === 0x2b || buf[j] === 0x2d)) j++;
-    if (j >= end || !isDigit(buf[j]!)) return -1;
-    while (j < end && isDigit(buf[j]!)) j++;
-  }
-  return j;
-}
-
-function isDigit(c: number): boolean {
-  return c >= 0x30 && c <= 0x39;
 }
 
 function isHex(c: number): boolean {

@@ -375,6 +375,50 @@ describe('skim helpers', () => {
     assert.equal(fields('{"a":1-2}').numbers(['a'], out), false);
   });
 
+  test("numbers as JSON.parse reads them, after the kernel's walk and the JS walk: what it rejects is NaN, other values undefined", () => {
+    const k = kernel!;
+    for (const value of [
+      '0',
+      '-0',
+      '7',
+      '0100',
+      '-01',
+      '00',
+      '0.5',
+      '.5',
+      '1.',
+      '1e3',
+      '1e',
+      '-1.5E+2',
+      '0x10',
+      '-Infinity',
+      '+1',
+      '1_0',
+      'null',
+      'nul',
+      'true',
+      'truex',
+      'false',
+      '"7"',
+      '{}',
+      '[1]',
+    ]) {
+      const text = `{"a":${value},"b":2}`;
+      let expected: number | undefined;
+      try {
+        const parsed: unknown = (JSON.parse(text) as { a: unknown }).a;
+        expected = typeof parsed === 'number' ? parsed : undefined;
+      } catch {
+        expected = NaN;
+      }
+      for (const buf of [Buffer.from(text), k.load(Buffer.from(text))]) {
+        const f = new Fields();
+        assert.ok(skimObject(buf, 0, buf.length, f), value);
+        assert.equal(f.num('a'), expected, `${value} (${buf === k.buf ? 'kernel' : 'JS'})`);
+      }
+    }
+  });
+
   test('StringMemo decodes like str() for repeated, escaped and non-ASCII values', () => {
     const memo = new StringMemo(2);
     const values = ['assistant', 'user', 'a\\"b', 'ünï', 'assistant', 'system', 'user', 'ünï'];

@@ -6,9 +6,12 @@ import assert from 'node:assert/strict';
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { ClaudeCodeScanner } from '../../../../src/sources/local/claudeCodeScan.ts';
+import { CodexScanner } from '../../../../src/sources/local/codexScan.ts';
+import type { LineScanner } from '../../../../src/sources/local/engine/lineScanner.ts';
 import { LocalIndex } from '../../../../src/sources/local/localIndex.ts';
 import { ScanCache } from '../../../../src/sources/local/scanCache.ts';
-import type { LocalProblem } from '../../../../src/sources/local/types.ts';
+import type { FileSummary, LocalProblem } from '../../../../src/sources/local/types.ts';
 import {
   assistant,
   codexMeta,
@@ -69,6 +72,86 @@ describe('lines', () => {
     const line = JSON.stringify(assistant()).replace('"input_tokens":10', '"input_tokens":1e');
     const s = scanClaude(jsonl(prompt('a')) + line + '\n');
     assert.deepEqual(kinds(s.problems), ['invalid-json@2']);
+  });
+
+  test('a count JSON.parse rejects (0100, .5, 0x10, nul…) makes its line a problem in full and usage-only reads', () => {
+    // Number() alone takes several of these (0x10 is 16); JSON.parse, and so ccusage, none.
+    const scanners = {
+      claude: () => new ClaudeCodeScanner('/t/S1.jsonl', { role: 'session' }),
+      codex: () => new CodexScanner('/t/rollout.jsonl'),
+    };
+    const read = (
+      make: () => LineScanner & { summary(): FileSummary },
+      text: string,
+      usageOnly: boolean,
+    ) => {
+      const s = make();
+      if (usageOnly) s.skipStatus();
+      s.feed(Buffer.from(text));
+      s.finish();
+      return s.summary();
+    };
+    const tokens = (summary: FileSummary) =>
+      [...summary.usage.values()].map((u) => [u.input, u.output]);
+    const odd = (line: object, from: string, value: string) =>
+      JSON.stringify(line).replace(from, `"input_tokens":${value}`) + '\n';
+    for (const value of [
+      '0100',
+      '-01',
+      '.5',
+      '1.',
+      '1e',
+      '0x10',
+      '-Infinity',
+      '+1',
+      'nul',
+      'truex',
+    ]) {
+      const claude =
+        jsonl(prompt('a'), assistant({ usage: usage(1, 5) })) +
+        odd(
+          assistant({ id: 'm2', requestId: 'r2', usage: usage(10, 20) }),
+          '"input_tokens":10',
+          value,
+        );
+      const codex =
+        jsonl(
+          codexMeta(),
+          turnContext('gpt-5', 1),
+          tokenCount({ input: 10, cached: 0, output: 5, reasoning: 0 }, 2),
+        ) +
+        odd(
+          tokenCount({ input: 100, cached: 0, output: 7, reasoning: 0 }, 3),
+          '"input_tokens":100',
+          value,
+        );
+      for (const usageOnly of [false, true]) {
+        const how = `${value}, ${usageOnly ? 'usage only' : 'full read'}`;
+        const c = read(scanners.claude, claude, usageOnly);
+        assert.deepEqual(tokens(c), [[1, 5]], how);
+        assert.deepEqual(kinds(c.problems), ['invalid-json@3'], how);
+        const x = read(scanners.codex, codex, usageOnly);
+        assert.deepEqual(tokens(x), [[10, 5]], how);
+        assert.deepEqual(kinds(x.problems), ['invalid-json@4'], how);
+      }
+    }
+    // JSON numbers and other JSON values still read as before: a number, else no count.
+    for (const [value, input] of [
+      ['0', 0],
+      ['-0', 0],
+      ['1e3', 1000],
+      ['0.5e1', 5],
+      ['"7"', 0],
+      ['null', 0],
+    ] as const) {
+      const claude =
+        jsonl(prompt('a')) + odd(assistant({ usage: usage(10, 20) }), '"input_tokens":10', value);
+      for (const usageOnly of [false, true]) {
+        const c = read(scanners.claude, claude, usageOnly);
+        assert.deepEqual(tokens(c), [[input, 20]], value);
+        assert.deepEqual(c.problems, [], value);
+      }
+    }
   });
 
   test('lone surrogates are kept, reported, and repaired in titles', () => {

@@ -115,7 +115,7 @@ const READ = [
   '{"cache_creation":{"ephemeral_1h_input_tokens":6,"ephemeral_1h_input_tokens":4}}',
   ' { "input_tokens" : 3 , "cache_creation" : { "ephemeral_1h_input_tokens" : 4 } } ',
   '{"input_tokens":123456789012345678901234567890}',
-  '{"input_tokens":007}',
+  '{"input_tokens":0,"output_tokens":false}',
   '{"input\\u005ftokens":5,"output_tokens":0}',
   '{"cache_creation":{"ephemeral_1h_input_tokens":"5"}}',
 ];
@@ -126,6 +126,10 @@ const LEFT = [
   '{"input_tokens":-3}',
   '{"output_tokens":1e3}',
   '{"input_tokens":12a}',
+  // No JSON (JSON.parse rejects the line): a leading zero, a literal misspelt.
+  '{"input_tokens":007}',
+  '{"input_tokens":nul}',
+  '{"output_tokens":falsey}',
   '{"cache_creation":{"ephemeral_1h_input_tokens":-1}}',
   '{"cache_creation":{"ephemeral_1h_input_tokens":2.5}}',
   '{"cache_creation":{"a" 1}}',
@@ -300,6 +304,8 @@ describe('Codex token totals read in the kernel walk', () => {
       '{"total_token_usage":null}',
       '{"total_token_usage":{"input_tokens":1.5}}',
       '{"total_token_usage":{"input_tokens":-1}}',
+      '{"total_token_usage":{"input_tokens":0100}}',
+      '{"total_token_usage":{"output_tokens":tru}}',
       '{"total_token_usage":{"input_tokens" 1}}',
       '{"total_token_usage":{"input_tokens":1},"total_token_usage":null}',
     ];
