@@ -20,7 +20,7 @@ import {
   kernel,
   type SkimKernel,
 } from './skimKernel.ts';
-import { jsonNumber } from './jsonNumber.ts';
+import { jsonNumber, literalEnd } from './jsonScalars.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -259,7 +259,7 @@ export class Fields {
 
   /**
    * The value as a number: plain non-negative integers (token counts) are read from the
-   * bytes, other numbers as JSON's grammar has them (jsonNumber.ts). Undefined when it is
+   * bytes, other numbers as JSON's grammar has them (jsonScalars.ts). Undefined when it is
    * another JSON value (null, a string…); NaN when it is no JSON value (`0100`, `.5`,
    * `nul`): the line is malformed, and the caller reports it.
    */
@@ -320,8 +320,6 @@ export class Fields {
   }
 }
 
-const LITERALS = ['null', 'true', 'false'].map((l) => Buffer.from(l));
-
 /**
  * A value [s, e) that does not start like a number: undefined when it is another JSON
  * value (the walk checked a string's, object's or array's structure), NaN when it is none.
@@ -329,9 +327,8 @@ const LITERALS = ['null', 'true', 'false'].map((l) => Buffer.from(l));
 function noNumber(buf: Buffer, s: number, e: number): undefined | number {
   const first = buf[s];
   if (first === QUOTE || first === OPEN_BRACE || first === OPEN_BRACKET) return undefined;
-  for (const l of LITERALS)
-    if (e - s === l.length && buf.compare(l, 0, l.length, s, e) === 0) return undefined;
-  return NaN;
+  const literal = first === 0x74 || first === 0x66 || first === 0x6e;
+  return literal && literalEnd(buf, s, e) === e ? undefined : NaN;
 }
 
 /**

@@ -235,7 +235,8 @@
   ;; Count slot $slot (f64 at 49,696) from the value [$j, $ve), as Fields.numbers reads
   ;; it: plain digits are their number; a string, object, array or literal is no count, 0.
   ;; Returns 0 for any other number (a sign, a leading zero, a fraction, an exponent) and
-  ;; bytes that are no JSON value (`nul`, `.5`): those are left to the JS reading, which gives the same answer either way.
+  ;; bytes that are no JSON value (`nul`, `.5`): those are left to the JS reading, which
+  ;; gives the same answer either way.
   (func $count_value (param $j i32) (param $ve i32) (param $slot i32) (result i32)
     (local $c i32) (local $v f64)
     (local.set $c (i32.load8_u offset=131072 (local.get $j)))

@@ -12,7 +12,7 @@
  * for every other buffer and where WebAssembly is missing.
  */
 import { instantiateWasm, kernel, type SkimKernel } from './skimKernel.ts';
-import { numberEnd } from './jsonNumber.ts';
+import { literalEnd, numberEnd } from './jsonScalars.ts';
 import { VALIDATE_KERNEL_WASM } from './validateKernelWasm.ts';
 
 /** feed(): the value continues on the next line. */
@@ -231,7 +231,7 @@ export class JsonValidator {
           break;
         }
       } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
-        next = literalEnd(buf, i, end, c === 0x74 ? TRUE : c === 0x66 ? FALSE : NULL);
+        next = literalEnd(buf, i, end);
         if (next < 0) {
           code = E_LITERAL;
           break;
@@ -287,16 +287,6 @@ function validStringEnd(buf: Buffer, i: number, end: number): number {
       return -E_ESCAPE;
     }
   }
-}
-
-const TRUE = Buffer.from('true');
-const FALSE = Buffer.from('false');
-const NULL = Buffer.from('null');
-
-function literalEnd(buf: Buffer, i: number, end: number, bytes: Uint8Array): number {
-  if (i + bytes.length > end) return -1;
-  for (let k = 1; k < bytes.length; k++) if (buf[i + k] !== bytes[k]) return -1;
-  return i + bytes.length;
 }
 
 function isHex(c: number): boolean {
