@@ -4,9 +4,10 @@
  * corpus and the heavy-user corpus, each at ~200 MB and ~2 GB): wall-clock time, CPU time
  * and peak memory of both as fresh processes, our first cold scan inside the fresh process
  * (the CLI's --timings: what the extension pays on its first scan), a cold scan again in a
- * process whose code is already optimised, each report's totals against the generator's
- * expected ones, and whether the totals per day and model agree — with the responses and
- * the rule behind every cell where they do not.
+ * process whose code is already optimised, at 200 MB both processes again pinned to one
+ * core (the work each does, apart from how many cores it keeps busy), each report's totals
+ * against the generator's expected ones, and whether the totals per day and model agree —
+ * with the responses and the rule behind every cell where they do not.
  *
  * Fair play: both processes get the same minimal environment (the corpus folders in
  * CLAUDE_CONFIG_DIR/CODEX_HOME, an empty HOME so ccusage finds no other agents' data,
@@ -251,11 +252,19 @@ export interface CcusageOptions {
   rounds: number;
   /** Cold scans again inside this process (the last one's index explains cost differences). */
   inProcessRounds: number;
+  /**
+   * Timed runs of each process pinned to one and the same core (0: none). ccusage's native
+   * binary scans on every core; pinned, the row compares the work each does per core.
+   */
+  oneCoreRounds: number;
 }
 
-/** 200 MB: five rounds, as runs on a shared machine vary; 2 GB: three (a run takes seconds). */
-export const CCUSAGE_200MB: CcusageOptions = { rounds: 5, inProcessRounds: 3 };
-export const CCUSAGE_2GB: CcusageOptions = { rounds: 3, inProcessRounds: 1 };
+/**
+ * 200 MB: five rounds, as runs on a shared machine vary; 2 GB: three (a run takes seconds),
+ * and no pinned runs there (they would add about a minute per corpus).
+ */
+export const CCUSAGE_200MB: CcusageOptions = { rounds: 5, inProcessRounds: 3, oneCoreRounds: 5 };
+export const CCUSAGE_2GB: CcusageOptions = { rounds: 3, inProcessRounds: 1, oneCoreRounds: 0 };
 
 /**
  * Every corpus in turn. The first corpus's rows keep their plain names (the figures earlier
@@ -312,6 +321,7 @@ async function benchOneCorpus(
   const notes: string[] = [];
   const theirRuns: ProcessRun[] = [];
   const ourRuns: ProcessRun[] = [];
+  let oneCoreRows: Row[] = [];
   let theirReport: CcusageDaily;
   let ourReport: OurReport & { byHarness: Record<string, { byDayModel: DayModel }> };
   try {
@@ -326,6 +336,18 @@ async function benchOneCorpus(
         ourRuns.push(await runOurs());
         theirRuns.push(await runCcusage());
       }
+    }
+    // Pinned runs while HOME (empty) still exists, as for the runs above.
+    if (options.oneCoreRounds > 0) {
+      const pinned = await oneCore(
+        found.bin,
+        ccusageArgs,
+        oursArgs,
+        env,
+        options.oneCoreRounds,
+      ).catch((error: Error) => ({ skipped: `a pinned run failed: ${error.message}` }));
+      if ('rows' in pinned) oneCoreRows = pinned.rows;
+      else notes.push(`  One-core rows skipped: ${pinned.skipped}.`);
     }
   } catch (error) {
     return {
@@ -428,6 +450,7 @@ async function benchOneCorpus(
     },
   ];
 
+  rows.push(...oneCoreRows);
   if (bench.codexPart) rows.push(...(await codexPart(found.bin, c, ROUNDS)));
   // The cached corpora are shared with other bench groups (local-2gb appends to a file and
   // truncates it back): a run that overlapped one reads other bytes than the totals expect.
@@ -455,6 +478,55 @@ async function benchOneCorpus(
 }
 
 type DayModel = Record<string, Record<string, OurTotals>>;
+
+/**
+ * Both processes pinned to the same core (`taskset`), alternating as above: how the two
+ * compare when neither has a second core, i.e. the work each does rather than how many
+ * cores it keeps busy. The last core is used, away from the shell's and this process's.
+ */
+async function oneCore(
+  bin: string,
+  ccusageArgs: string[],
+  oursArgs: string[],
+  env: NodeJS.ProcessEnv,
+  rounds: number,
+): Promise<{ rows: Row[] } | { skipped: string }> {
+  const core = String(os.availableParallelism() - 1);
+  if (spawnSync('taskset', ['-c', core, 'true']).status !== 0)
+    return { skipped: 'taskset (util-linux) is not available here or cannot pin to a core' };
+  const runCcusage = () => timeProcess('taskset', ['-c', core, bin, ...ccusageArgs], env);
+  const runOurs = () => timeProcess('taskset', ['-c', core, process.execPath, ...oursArgs], env);
+  const theirs: number[] = [];
+  const ours: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    if (i % 2 === 0) {
+      theirs.push((await runCcusage()).ms);
+      ours.push((await runOurs()).ms);
+    } else {
+      ours.push((await runOurs()).ms);
+      theirs.push((await runCcusage()).ms);
+    }
+  }
+  return {
+    rows: [
+      {
+        name: `ccusage, pinned to one core (median of ${rounds})`,
+        value: round(median(theirs), 0),
+        unit: 'ms',
+      },
+      {
+        name: `ours, pinned to the same core (median of ${rounds})`,
+        value: round(median(ours), 0),
+        unit: 'ms',
+      },
+      {
+        name: 'ccusage ÷ ours: cold scan, whole process, both on one core',
+        value: round(median(theirs) / median(ours), 2),
+        unit: 'x',
+      },
+    ],
+  };
+}
 
 /**
  * The Codex rollouts alone: `ccusage codex daily` against our CLI with an empty Claude Code
