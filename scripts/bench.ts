@@ -18,7 +18,7 @@ import { benchTree } from './bench/tree.ts';
 import { benchTranscript } from './bench/transcript.ts';
 import { benchLocal, benchLocal2gb } from './bench/local.ts';
 import { benchCcusage, CCUSAGE_200MB, CCUSAGE_2GB } from './bench/ccusage.ts';
-import { CORPORA_200MB, CORPORA_2GB } from './bench/ccusageCorpora.ts';
+import { CORPORA_200MB, CORPORA_2GB } from './bench/corpora.ts';
 import { benchSearch } from './bench/search.ts';
 
 interface Row {

@@ -1,6 +1,6 @@
 /**
  * Side by side with ccusage (`ccusage daily --json --offline`, its native binary, a pinned
- * dev dependency) on corpora from two generators (ccusageCorpora.ts: the local bench's
+ * dev dependency) on corpora from two generators (corpora.ts: the local bench's
  * corpus and the heavy-user corpus, each at ~200 MB and ~2 GB): wall-clock time, CPU time
  * and peak memory of both as fresh processes, our first cold scan inside the fresh process
  * (the CLI's --timings: what the extension pays on its first scan), a cold scan again in a
@@ -46,7 +46,7 @@ import {
   tierDescriptions,
   type CostRule,
 } from './ccusagePrices.ts';
-import type { BenchCorpus } from './ccusageCorpora.ts';
+import type { BenchCorpus } from './corpora.ts';
 import type { LocalCorpus } from '../../test/support/localCorpus.ts';
 
 interface Row {

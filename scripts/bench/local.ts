@@ -2,7 +2,7 @@
  * Local transcript figures on a ~200 MB mixed corpus (Claude Code incl. three very large
  * sessions, subagents and quirks; Codex current and legacy): cold scan time, throughput
  * and peak RSS growth, and a warm refresh after 1 MB was appended to one file. The corpus
- * is written once to os.tmpdir() and reused while CORPUS_VERSION is unchanged.
+ * (corpora.ts) is written once to os.tmpdir() and reused while its version is unchanged.
  *
  * "Cold" means a fresh scan cache (nothing known about any file); the files themselves
  * are in the OS page cache, as they are after the first scan on a real machine. As in
@@ -15,12 +15,10 @@
  * the start once in total (one waits for the other's lock and reads its index).
  *
  * benchLocal2gb (`npm run bench -- local-2gb`) repeats the window-open rows on the ~2 GB,
- * ~11,500-file corpus of the same generator (cached by ccusageCorpora.ts), with a warm
- * refresh after a 1 MB append in a window that opened from the index, and the time to
- * the sessions shown from the saved rows (savedRowsFile.ts) before the checked ones.
+ * ~11,500-file corpus of the same generator, with a warm refresh after a 1 MB append in
+ * a window that opened from the index, and the time to the sessions shown from the saved rows (savedRowsFile.ts) before the checked ones.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { appendFile, mkdtemp, rm, stat, truncate, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,34 +26,15 @@ import { projectRoot } from '../lib/tools.ts';
 import { generateClaudeCodeTranscript } from '../../src/demo/transcripts/index.ts';
 import { LocalIndex, type LocalIndexOptions } from '../../src/sources/local/localIndex.ts';
 import { buildUsageReport } from '../../src/sources/local/usageReport.ts';
-import { writeLocalCorpus, type LocalCorpus } from '../../test/support/localCorpus.ts';
-import { localCorpus2gb } from './ccusageCorpora.ts';
+import type { LocalCorpus } from '../../test/support/localCorpus.ts';
+import { localCorpus, localCorpus2gb } from './corpora.ts';
 
-/** Bump when the corpus options or the generators change. */
-const CORPUS_VERSION = 'v2';
 const MB = 1_048_576;
 
 interface Row {
   name: string;
   value: number;
   unit: string;
-}
-
-export async function corpus(): Promise<LocalCorpus> {
-  const dir = path.join(os.tmpdir(), `agent-session-inspector-bench-local-${CORPUS_VERSION}`);
-  const marker = path.join(dir, 'corpus.json');
-  if (existsSync(marker)) return JSON.parse(readFileSync(marker, 'utf8')) as LocalCorpus;
-  await rm(dir, { recursive: true, force: true });
-  const written = await writeLocalCorpus(dir, {
-    seed: 2026,
-    claudeSessions: 110,
-    claudeTurns: 12,
-    codexSessions: 60,
-    codexTurns: 25,
-    largeClaudeBytes: [56 * MB, 44 * MB, 36 * MB],
-  });
-  writeFileSync(marker, JSON.stringify(written));
-  return written;
 }
 
 /** JSON text with every object's keys sorted (rows built in another key order compare equal). */
@@ -156,7 +135,7 @@ async function warmRefreshes(
 }
 
 export async function benchLocal(): Promise<Row[]> {
-  const c = await corpus();
+  const c = await localCorpus();
   const options = scanOptions(c);
   const target = { path: await appendTarget(c) };
   const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;

@@ -22,7 +22,7 @@ import {
 } from '../../src/domain/search/searchQuery.ts';
 import { findRipgrep } from '../../src/sources/search/ripgrep.ts';
 import { searchSessions, type SearchTarget } from '../../src/sources/search/sessionSearch.ts';
-import { corpus } from './local.ts';
+import { localCorpus } from './corpora.ts';
 
 const MB = 1_048_576;
 const CORPUS_VERSION = 'v1';
@@ -58,7 +58,7 @@ function jsonlFiles(dir: string, out: string[] = []): string[] {
 
 /** The local corpus copied `copies` times (whole copies: every file is a real transcript). */
 async function searchCorpus(targetMb: number): Promise<{ files: string[]; bytes: number }> {
-  const base = await corpus();
+  const base = await localCorpus();
   const baseBytes = jsonlFiles(base.root).reduce((n, f) => n + statSync(f).size, 0);
   const copies = Math.max(1, Math.round((targetMb * MB) / baseBytes));
   const dir = path.join(

@@ -1,10 +1,10 @@
 /**
- * The corpora the ccusage comparison runs on, from two generators with their own seeds and
- * shapes: test/support/localCorpus.ts (the local bench's corpus, few files with three very
- * large sessions) and test/support/heavyUserCorpus.ts (many modest files over months,
- * images, large tool outputs, Codex legacy/0.4x/0.5x rollouts), each at ~200 MB and ~2 GB.
- * Each is written once to os.tmpdir() under a versioned name and reused (the 2 GB ones take
- * minutes to write).
+ * The bench's corpora, from two generators with their own seeds and shapes:
+ * test/support/localCorpus.ts (the local bench's corpus, few files with three very large
+ * sessions) and test/support/heavyUserCorpus.ts (many modest files over months, images,
+ * large tool outputs, Codex legacy/0.4x/0.5x rollouts), each at ~200 MB and ~2 GB. The
+ * local, search and ccusage groups read them. Each is written once to os.tmpdir() under a
+ * versioned name and reused (the 2 GB ones take minutes to write).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -20,10 +20,12 @@ import {
   writeLocalCorpus,
   type LocalCorpus,
 } from '../../test/support/localCorpus.ts';
-import { corpus as localBenchCorpus } from './local.ts';
 
+/** Bump when the local corpus's options or the generators change. */
+const LOCAL_VERSION = 'v2';
 /** Bump when localCorpus2gbOptions() or the generators change. */
 const LOCAL_2GB_VERSION = 'v2';
+const MB = 1_048_576;
 
 export interface BenchCorpus {
   /** For row names: which generator, what size. */
@@ -44,6 +46,19 @@ async function cached(name: string, write: (dir: string) => Promise<LocalCorpus>
   return written;
 }
 
+/** The local bench's ~200 MB corpus: 170 sessions, three of them 36–56 MB. */
+export const localCorpus = () =>
+  cached(`agent-session-inspector-bench-local-${LOCAL_VERSION}`, (dir) =>
+    writeLocalCorpus(dir, {
+      seed: 2026,
+      claudeSessions: 110,
+      claudeTurns: 12,
+      codexSessions: 60,
+      codexTurns: 25,
+      largeClaudeBytes: [56 * MB, 44 * MB, 36 * MB],
+    }),
+  );
+
 export const localCorpus2gb = () =>
   cached(`agent-session-inspector-bench-local-2gb-${LOCAL_2GB_VERSION}`, (dir) =>
     writeLocalCorpus(dir, localCorpus2gbOptions()),
@@ -56,7 +71,7 @@ export const heavyUserCorpus = (megabytes: 200 | 2048) =>
 
 /** `npm run bench -- ccusage`: both generators at ~200 MB. */
 export const CORPORA_200MB: BenchCorpus[] = [
-  { label: 'local corpus, 200 MB', load: localBenchCorpus },
+  { label: 'local corpus, 200 MB', load: localCorpus },
   { label: 'heavy-user corpus, 200 MB', load: () => heavyUserCorpus(200), codexPart: true },
 ];
 
@@ -66,7 +81,7 @@ export const CORPORA_2GB: BenchCorpus[] = [
   { label: 'heavy-user corpus, 2 GB', load: () => heavyUserCorpus(2048), codexPart: true },
 ];
 
-// `node scripts/bench/ccusageCorpora.ts [200|2gb]`: writes the corpora ahead of a bench run.
+// `node scripts/bench/corpora.ts [200|2gb]`: writes the corpora ahead of a bench run.
 if (import.meta.main) {
   const which = process.argv[2] === '2gb' ? CORPORA_2GB : CORPORA_200MB;
   for (const c of which) {
