@@ -26,10 +26,9 @@ import type { DiscoveredFile } from './discovery.ts';
 import { deriveLocalStatus, type StatusThresholds } from './localStatus.ts';
 import { copyUsage, mergeUsage } from './usageRecord.ts';
 import type { Pricing } from './pricing.ts';
-import type { SubagentMeta } from './scanCache.ts';
 import { baseName, cleanTitle } from './text.ts';
 import { orderMs, sortKey, UsageLedger } from './usageLedger.ts';
-import type { FileSummary, Harness, UsageRecord } from './types.ts';
+import type { FileSummary, Harness, SubagentMeta, UsageRecord } from './types.ts';
 import { sortedHas } from '../../util/sortedSearch.ts';
 
 export interface LocalSession {

@@ -25,8 +25,8 @@ import { SAVED_ROWS_FORMAT_VERSION } from './savedRows.ts';
 import type { ShownRows } from './savedRowsView.ts';
 import { SavedRowsFile } from './savedRowsFile.ts';
 import type { ScanHelpers } from './engine/parallelScan.ts';
-import { ScanCache, type SubagentMeta } from './scanCache.ts';
-import type { FileSummary, LocalProblem } from './types.ts';
+import { ScanCache } from './scanCache.ts';
+import type { FileSummary, LocalProblem, SubagentMeta } from './types.ts';
 
 export interface LocalIndexOptions extends LocalRootsOptions {
   /** Goes into every SessionSummary.connectionId (default `local`). */

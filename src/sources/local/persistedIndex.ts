@@ -24,14 +24,14 @@ import type { crc32 as ZlibCrc32 } from 'node:zlib';
 import type { RowMemo, RowTotals } from './aggregate.ts';
 import { IndexLock, type IndexLockOptions } from './indexLock.ts';
 import { packUsage, unpackUsage, type PackedUsage } from './engine/packedUsage.ts';
-import { resumeScanner, type MetaRead, type RestingFile } from './scanCache.ts';
+import { resumeScanner } from './scanners.ts';
 import {
   orNaN,
   SCANNER_STATE_VERSION,
   type BaseScannerState,
   type ScannerState,
 } from './scannerState.ts';
-import type { FileSummary, UsageRecord } from './types.ts';
+import type { FileSummary, MetaRead, UsageRecord } from './types.ts';
 
 /** The layout below; bump on any change to it. */
 export const INDEX_FORMAT_VERSION = 3;
@@ -90,6 +90,33 @@ export class IndexProblem extends Error {}
 
 /** The row an aggregation made of a file, as saved with it (see Aggregation). */
 export type SavedRow = Pick<RowMemo, 'totals' | 'group' | 'hashes'>;
+
+/** A file's entry as the persisted index keeps it: cache key, tail, state and records. */
+export interface RestingFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  dev: number;
+  tail: Uint8Array;
+  state: ScannerState;
+  usage: ReadonlyMap<string, UsageRecord>;
+  copies: ReadonlyMap<string, UsageRecord>;
+  /**
+   * The file's summary (saving: the one in this cache, by which the aggregation's row is
+   * looked up; loaded: as saved, its records read from the index on first use).
+   */
+  summary?: FileSummary;
+  /** Loaded: the state and records as the index holds them (read on first use). */
+  body?: SavedBody;
+  /** Loaded: the row the saving window's aggregation made of the file (prices matching). */
+  row?: SavedRow;
+  /**
+   * A subagent's meta file as read for this very size and mtime of the transcript (the
+   * key readMeta caches it by), when it was read without a problem.
+   */
+  meta?: MetaRead;
+}
 
 /** A file descriptor of an index file as read, for the bodies read later (see SavedBody). */
 class BodySource {

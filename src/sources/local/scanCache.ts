@@ -16,8 +16,6 @@ import {
   type BlockingHandle,
   type ReadHandle,
 } from './engine/blockingFile.ts';
-import { ClaudeCodeScanner } from './claudeCodeScan.ts';
-import { CodexScanner } from './codexScan.ts';
 import type { DiscoveredFile } from './discovery.ts';
 import {
   PARALLEL_MIN_BYTES,
@@ -28,9 +26,10 @@ import {
   type ScannedElsewhere,
 } from './engine/parallelScan.ts';
 import { unpackUsage } from './engine/packedUsage.ts';
-import { IndexProblem, type SavedBody, type SavedRow } from './persistedIndex.ts';
+import { newScanner, resumeScanner, type Scanner } from './scanners.ts';
+import { IndexProblem, type RestingFile, type SavedBody } from './persistedIndex.ts';
 import type { ScannerState } from './scannerState.ts';
-import type { FileSummary, LocalProblem, UsageRecord } from './types.ts';
+import type { FileSummary, MetaRead, SubagentMeta, UsageRecord } from './types.ts';
 
 export interface ScanStats {
   /** Bytes read from transcript files. */
@@ -109,23 +108,8 @@ export interface ScanCacheOptions {
   lateWorkers?: boolean;
 }
 
-/** What reading a subagent's meta file gave. */
-export interface MetaRead {
-  meta?: SubagentMeta;
-  problem?: LocalProblem;
-}
-
 /** A meta read slower than this is not from the page cache (see BlockingSlices). */
 const SLOW_META_MS = 1;
-
-/** A subagent's optional `agent-<agentId>.meta.json`. */
-export interface SubagentMeta {
-  agentType?: string;
-  description?: string;
-  toolUseId?: string;
-}
-
-type Scanner = ClaudeCodeScanner | CodexScanner;
 
 interface Entry {
   /**
@@ -153,33 +137,6 @@ const CHUNK_BYTES = 1 << 20;
 const TAIL_BYTES = 64;
 /** Files read at once: overlaps I/O with parsing without flooding a small machine. */
 const CONCURRENCY = 3;
-
-/** A file's entry as the persisted index keeps it: cache key, tail, state and records. */
-export interface RestingFile {
-  path: string;
-  size: number;
-  mtimeMs: number;
-  ino: number;
-  dev: number;
-  tail: Uint8Array;
-  state: ScannerState;
-  usage: ReadonlyMap<string, UsageRecord>;
-  copies: ReadonlyMap<string, UsageRecord>;
-  /**
-   * The file's summary (saving: the one in this cache, by which the aggregation's row is
-   * looked up; loaded: as saved, its records read from the index on first use).
-   */
-  summary?: FileSummary;
-  /** Loaded: the state and records as the index holds them (read on first use). */
-  body?: SavedBody;
-  /** Loaded: the row the saving window's aggregation made of the file (prices matching). */
-  row?: SavedRow;
-  /**
-   * A subagent's meta file as read for this very size and mtime of the transcript (the
-   * key readMeta caches it by), when it was read without a problem.
-   */
-  meta?: MetaRead;
-}
 
 export class ScanCache {
   readonly stats: ScanStats = {
@@ -836,18 +793,6 @@ export class ScanCache {
   }
 }
 
-/** A scanner that continues from `state`, holding `usage` and `copies` (not copied). */
-export function resumeScanner(
-  path: string,
-  state: ScannerState,
-  usage: Map<string, UsageRecord>,
-  copies: Map<string, UsageRecord>,
-): Scanner {
-  return state.harness === 'codex'
-    ? CodexScanner.resume(path, state, usage)
-    : ClaudeCodeScanner.resume(path, state, usage, copies);
-}
-
 /**
  * The scanner of an entry that has only its state: it takes over the summary's records
  * (a saved file's, read from the index now, as plain Maps).
@@ -873,14 +818,4 @@ function lastBytes(previous: Buffer, chunk: Buffer): Buffer {
   if (chunk.length >= TAIL_BYTES) return Buffer.from(chunk.subarray(chunk.length - TAIL_BYTES));
   const joined = Buffer.concat([previous, chunk]);
   return joined.subarray(Math.max(0, joined.length - TAIL_BYTES));
-}
-
-function newScanner(file: DiscoveredFile): Scanner {
-  return file.harness === 'codex'
-    ? new CodexScanner(file.path, file.sessionId)
-    : new ClaudeCodeScanner(file.path, {
-        role: file.role,
-        ...(file.sessionId ? { sessionId: file.sessionId } : {}),
-        ...(file.agentId ? { agentId: file.agentId } : {}),
-      });
 }

@@ -110,3 +110,16 @@ export interface FileSummary {
 
 /** Titles and details are cut to this many characters. */
 export const TITLE_MAX = 160;
+
+/** A subagent's optional `agent-<agentId>.meta.json`. */
+export interface SubagentMeta {
+  agentType?: string;
+  description?: string;
+  toolUseId?: string;
+}
+
+/** What reading a subagent's meta file gave. */
+export interface MetaRead {
+  meta?: SubagentMeta;
+  problem?: LocalProblem;
+}

@@ -1,6 +1,6 @@
 /** Synthetic persisted-index entries (the kill-mid-write test): large, deterministic. */
 import { ClaudeCodeScanner } from '../../../../src/sources/local/claudeCodeScan.ts';
-import type { RestingFile } from '../../../../src/sources/local/scanCache.ts';
+import type { RestingFile } from '../../../../src/sources/local/persistedIndex.ts';
 import type { UsageRecord } from '../../../../src/sources/local/types.ts';
 import { usageRecord } from '../../../../src/sources/local/usageRecord.ts';
 import { assistant, jsonl, prompt, usage } from './fixtures.ts';
