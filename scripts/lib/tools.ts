@@ -6,7 +6,7 @@
  * every clone on the machine shares them.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,7 +88,7 @@ function npmInstall(
       JSON.stringify({ name: 'asi-tools', private: true, allowScripts: { 'code-server': true } }),
     );
   }
-  return spawnSync(
+  const result = spawnSync(
     path.join(node, 'bin', 'node'),
     [
       findNpmCli(),
@@ -110,7 +110,14 @@ function npmInstall(
         ...extra.env,
       },
     },
-  ).status;
+  );
+  // Ctrl-C reaches npm too: say so in one line (start.ts prints it), not as a failure.
+  if (result.signal) {
+    throw new Error(
+      `the install in ${dir} was stopped (${result.signal}); the next run installs again.`,
+    );
+  }
+  return result.status;
 }
 
 /**
@@ -146,8 +153,12 @@ export function codeServerBin(): string {
 /** Installs code-server with its Node and that Node's headers (native modules must match its ABI). */
 export function ensureCodeServer(log: (line: string) => void = console.log): string {
   const bin = codeServerBin();
-  if (existsSync(bin)) return bin;
   const dir = path.dirname(path.dirname(path.dirname(bin)));
+  if (installFinished(dir, bin)) return bin;
+  if (existsSync(path.join(dir, 'node_modules'))) {
+    log(`An earlier code-server install in ${dir} did not finish; installing it again.`);
+    rmSync(path.join(dir, 'node_modules'), { recursive: true, force: true });
+  }
   const { ripgrep } = release();
   const node = codeServerNodeDir();
   log(
@@ -168,8 +179,26 @@ export function ensureCodeServer(log: (line: string) => void = console.log): str
   if (status !== 0 || !existsSync(bin)) {
     throw new Error(`code-server install failed (exit ${status}); see the output above.`);
   }
+  writeFileSync(path.join(dir, INSTALL_FINISHED), `${new Date().toISOString()}\n`);
   log(`code-server installed in ${Math.round((Date.now() - started) / 1000)} s`);
   return bin;
+}
+
+/**
+ * Written once code-server's install, native builds included, succeeded. npm links
+ * `.bin/code-server` before the postinstall builds its native modules, so a Ctrl-C in
+ * those minutes leaves the command without the modules it needs.
+ */
+const INSTALL_FINISHED = 'install-finished';
+
+export function installFinished(dir: string, bin: string): boolean {
+  if (!existsSync(bin)) return false;
+  if (existsSync(path.join(dir, INSTALL_FINISHED))) return true;
+  // Installed before the marker existed: npm writes package-lock.json only at the end of
+  // an install that succeeded.
+  if (!existsSync(path.join(dir, 'package-lock.json'))) return false;
+  writeFileSync(path.join(dir, INSTALL_FINISHED), `${new Date().toISOString()}\n`);
+  return true;
 }
 
 function findNpmCli(): string {
