@@ -17,11 +17,12 @@ if (build.status !== 0) process.exit(build.status ?? 1);
 
 const token = randomBytes(24).toString('base64url');
 const backendPort = Number(process.env.BACKEND_PORT ?? (await freePort()));
-const backend = spawn(
-  process.execPath,
-  ['src/demo/cli.ts', '--port', String(backendPort), '--token', token],
-  { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] },
-);
+// The token goes in the environment: a command line is visible to every user in `ps`.
+const backend = spawn(process.execPath, ['src/demo/cli.ts', '--port', String(backendPort)], {
+  cwd: projectRoot,
+  env: { ...process.env, REFERENCE_BACKEND_TOKEN: token },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const backendUrl = await new Promise<string>((resolve, reject) => {
   let buffered = '';
   backend.stdout.on('data', (chunk: Buffer) => {
@@ -55,12 +56,12 @@ const cleanups: (() => Promise<void> | void)[] = [
   () => void backend.kill('SIGTERM'),
   () => localDemo?.stop(),
 ];
-const stop = async () => {
+const stop = async (exitCode = 0) => {
   for (const cleanup of cleanups.reverse()) await cleanup();
-  process.exit(0);
+  process.exit(exitCode);
 };
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());
 
 const hasDesktopCode =
   !process.env.USE_CODE_SERVER &&
@@ -83,6 +84,12 @@ if (hasDesktopCode) {
     env: devEnv,
     smokeTestDriver: true,
     dataDir: path.join(projectRoot, '.vscode-test', 'code-server'),
+  }).catch(async (error: unknown) => {
+    // A Ctrl-C during the blocking first install is handled first (stop() exits quietly):
+    // its signal waits for this turn of the event loop to end.
+    await new Promise((resolve) => setImmediate(resolve));
+    console.error(`npm start: ${error instanceof Error ? error.message : String(error)}`);
+    return stop(1);
   });
   cleanups.push(() => server.close());
   console.log('\nOpen this URL in a browser (code-server, VS Code 1.139, bound to 127.0.0.1):\n');
@@ -91,6 +98,7 @@ if (hasDesktopCode) {
   );
   console.log('Ctrl-C stops code-server and the backend.');
 }
+localDemo?.startWriting();
 
 async function isFree(port: number): Promise<boolean> {
   try {

@@ -2,10 +2,14 @@
 import { parseArgs } from 'node:util';
 import { startReferenceBackend } from './server.ts';
 
+/** The token from the environment: a command line is visible to every user in `ps`. */
+const TOKEN_ENV = 'REFERENCE_BACKEND_TOKEN';
+
 const USAGE =
   'usage: node src/demo/cli.ts --port <port> [--token <token>] [--seed <n>] [--url-ttl <seconds>] ' +
   '[--large-mb <n>] [--now <iso>] [--monitoring-disabled] [--legacy-itential] ' +
-  '[--hostile [--canary-url <url>]]';
+  '[--hostile [--canary-url <url>]]\n' +
+  `The token can come from ${TOKEN_ENV} instead (not visible in the process list, as arguments are).`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -54,9 +58,10 @@ async function main(): Promise<void> {
     if (!/^https?:\/\/[^/?#]+\/?$/.test(canaryUrl))
       fail('--canary-url must be http(s)://host[:port]');
   }
+  const token = values.token ?? (process.env[TOKEN_ENV] || undefined);
   const backend = await startReferenceBackend({
     port: integer(values.port, 'port', 0) ?? 0,
-    ...(values.token === undefined ? {} : { token: values.token }),
+    ...(token === undefined ? {} : { token }),
     ...(values.seed === undefined ? {} : { seed: integer(values.seed, 'seed', 0) }),
     ...(values['url-ttl'] === undefined
       ? {}
@@ -86,7 +91,7 @@ async function main(): Promise<void> {
       `hostile data: ${backend.hostile.payloads.length} payloads, URLs point at ${backend.hostile.canaryUrl}\n`,
     );
   }
-  if (values.token === undefined) process.stdout.write(`token: ${backend.token}\n`);
+  if (token === undefined) process.stdout.write(`token: ${backend.token}\n`);
 }
 
 void main().catch((error: unknown) => {
