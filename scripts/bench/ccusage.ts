@@ -328,15 +328,7 @@ async function benchOneCorpus(
     // Untimed: warms the page cache for both and gives the outputs to compare.
     theirReport = JSON.parse((await runCcusage(['--by-agent'])).stdout) as CcusageDaily;
     ourReport = JSON.parse((await runOurs()).stdout) as typeof ourReport;
-    for (let i = 0; i < ROUNDS; i++) {
-      if (i % 2 === 0) {
-        theirRuns.push(await runCcusage());
-        ourRuns.push(await runOurs());
-      } else {
-        ourRuns.push(await runOurs());
-        theirRuns.push(await runCcusage());
-      }
-    }
+    await alternate(ROUNDS, runCcusage, runOurs, theirRuns, ourRuns);
     // Pinned runs while HOME (empty) still exists, as for the runs above.
     if (options.oneCoreRounds > 0) {
       const pinned = await oneCore(
@@ -479,6 +471,25 @@ async function benchOneCorpus(
 
 type DayModel = Record<string, Record<string, OurTotals>>;
 
+/** `rounds` timed runs of each, alternating which runs first (a warming machine favours neither). */
+async function alternate(
+  rounds: number,
+  runTheirs: () => Promise<ProcessRun>,
+  runOurs: () => Promise<ProcessRun>,
+  theirs: ProcessRun[],
+  ours: ProcessRun[],
+): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    if (i % 2 === 0) {
+      theirs.push(await runTheirs());
+      ours.push(await runOurs());
+    } else {
+      ours.push(await runOurs());
+      theirs.push(await runTheirs());
+    }
+  }
+}
+
 /**
  * Both processes pinned to the same core (`taskset`), alternating as above: how the two
  * compare when neither has a second core, i.e. the work each does rather than how many
@@ -496,17 +507,11 @@ async function oneCore(
     return { skipped: 'taskset (util-linux) is not available here or cannot pin to a core' };
   const runCcusage = () => timeProcess('taskset', ['-c', core, bin, ...ccusageArgs], env);
   const runOurs = () => timeProcess('taskset', ['-c', core, process.execPath, ...oursArgs], env);
-  const theirs: number[] = [];
-  const ours: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    if (i % 2 === 0) {
-      theirs.push((await runCcusage()).ms);
-      ours.push((await runOurs()).ms);
-    } else {
-      ours.push((await runOurs()).ms);
-      theirs.push((await runCcusage()).ms);
-    }
-  }
+  const theirRuns: ProcessRun[] = [];
+  const ourRuns: ProcessRun[] = [];
+  await alternate(rounds, runCcusage, runOurs, theirRuns, ourRuns);
+  const theirs = theirRuns.map((r) => r.ms);
+  const ours = ourRuns.map((r) => r.ms);
   return {
     rows: [
       {
@@ -557,15 +562,7 @@ async function codexPart(bin: string, c: LocalCorpus, rounds: number): Promise<R
       );
     await runCcusage();
     await runOurs();
-    for (let i = 0; i < rounds; i++) {
-      if (i % 2 === 0) {
-        theirs.push(await runCcusage());
-        ours.push(await runOurs());
-      } else {
-        ours.push(await runOurs());
-        theirs.push(await runCcusage());
-      }
-    }
+    await alternate(rounds, runCcusage, runOurs, theirs, ours);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

@@ -16,7 +16,8 @@
  *
  * benchLocal2gb (`npm run bench -- local-2gb`) repeats the window-open rows on the ~2 GB,
  * ~11,500-file corpus of the same generator, with a warm refresh after a 1 MB append in
- * a window that opened from the index, and the time to the sessions shown from the saved rows (savedRowsFile.ts) before the checked ones.
+ * a window that opened from the index, and the time to the sessions shown from the saved
+ * rows (savedRowsFile.ts) before the checked ones.
  */
 import { spawnSync } from 'node:child_process';
 import { appendFile, mkdtemp, rm, stat, truncate, utimes } from 'node:fs/promises';

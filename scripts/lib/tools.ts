@@ -179,7 +179,7 @@ export function ensureCodeServer(log: (line: string) => void = console.log): str
   if (status !== 0 || !existsSync(bin)) {
     throw new Error(`code-server install failed (exit ${status}); see the output above.`);
   }
-  writeFileSync(path.join(dir, INSTALL_FINISHED), `${new Date().toISOString()}\n`);
+  markInstallFinished(dir);
   log(`code-server installed in ${Math.round((Date.now() - started) / 1000)} s`);
   return bin;
 }
@@ -197,8 +197,12 @@ export function installFinished(dir: string, bin: string): boolean {
   // Installed before the marker existed: npm writes package-lock.json only at the end of
   // an install that succeeded.
   if (!existsSync(path.join(dir, 'package-lock.json'))) return false;
-  writeFileSync(path.join(dir, INSTALL_FINISHED), `${new Date().toISOString()}\n`);
+  markInstallFinished(dir);
   return true;
+}
+
+function markInstallFinished(dir: string): void {
+  writeFileSync(path.join(dir, INSTALL_FINISHED), `${new Date().toISOString()}\n`);
 }
 
 function findNpmCli(): string {
